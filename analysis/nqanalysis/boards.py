@@ -1,0 +1,285 @@
+"""Board mathematics, vectorised with numpy, independent of the C++ code.
+
+A board of size N is N column indices: entry r is the column of the queen in row r
+(docs/contract.md, "Board convention").  All functions take a 2-D array (M, N) of boards
+(or (M, K) partial boards: the first K rows of an N board) and work row-wise.
+"""
+
+import numpy as np
+
+__all__ = [
+    "valid_mask", "explain_board", "transforms", "lex_le", "lex_lt", "canonical",
+    "canonical_mask", "stabilizer_size", "class_size", "rot90_fixed_mask",
+    "rot180_fixed_mask", "mirror", "board_keys", "solve_all", "iter_solutions",
+    "count_completions", "valid_prefix_count",
+]
+
+
+def _as_int(b):
+    b = np.asarray(b)
+    if b.ndim == 1:
+        b = b[None, :]
+    return b.astype(np.int16, copy=False)
+
+
+def _distinct_rows(a):
+    """True for rows whose entries are pairwise distinct."""
+    if a.shape[1] < 2:
+        return np.ones(a.shape[0], dtype=bool)
+    s = np.sort(a, axis=1)
+    return ~(s[:, 1:] == s[:, :-1]).any(axis=1)
+
+
+def valid_mask(b, n=None):
+    """Boolean mask of rows that are valid (partial) placements on an n x n board.
+
+    b has shape (M, K) with K <= n; rows are implicit (row r holds one queen in column b[r]).
+    Valid: every value < n (and >= 0), no two queens in the same column or diagonal.
+    """
+    a = _as_int(b)
+    m, k = a.shape
+    if n is None:
+        n = k
+    ok = ((a >= 0) & (a < n)).all(axis=1)
+    r = np.arange(k, dtype=np.int16)
+    ok &= _distinct_rows(a)
+    ok &= _distinct_rows(a + r)
+    ok &= _distinct_rows(a - r)
+    return ok
+
+
+def explain_board(row, n=None):
+    """Human-readable reasons why one (partial) board is invalid ('' when valid)."""
+    row = [int(v) for v in np.asarray(row).ravel()]
+    if n is None:
+        n = len(row)
+    problems = []
+    for r, c in enumerate(row):
+        if c < 0 or c >= n:
+            problems.append(f"row {r} has column {c}, outside 0..{n - 1}")
+    for r1 in range(len(row)):
+        for r2 in range(r1 + 1, len(row)):
+            c1, c2 = row[r1], row[r2]
+            if c1 == c2:
+                problems.append(f"rows {r1} and {r2} share column {c1}")
+            elif abs(c1 - c2) == r2 - r1:
+                problems.append(f"rows {r1} and {r2} share a diagonal "
+                                f"(columns {c1} and {c2})")
+    return "; ".join(problems)
+
+
+def mirror(b, n=None):
+    """Left-right mirror c -> n-1-c (works for partial boards when n is given)."""
+    a = _as_int(b)
+    if n is None:
+        n = a.shape[1]
+    return (n - 1) - a
+
+
+def transforms(b):
+    """The eight transforms of full boards b (M, N) as a list of int16 arrays.
+
+    Order: identity, mirror (c -> N-1-c), vertical flip, rotation 180, transpose,
+    rotation 90 (one way), rotation 90 (other way), anti-transpose.
+    """
+    a = _as_int(b)
+    m, n = a.shape
+    last = n - 1
+    inv = np.empty_like(a)
+    rows = np.broadcast_to(np.arange(n, dtype=np.int16), a.shape)
+    # inverse permutation; only meaningful for valid boards (permutations)
+    np.put_along_axis(inv, np.clip(a, 0, last).astype(np.intp), rows, axis=1)
+    flip = a[:, ::-1]
+    inv_flip = inv[:, ::-1]
+    return [a, last - a, flip, last - flip, inv, last - inv, inv_flip, last - inv_flip]
+
+
+def lex_lt(a, c):
+    """Row-wise lexicographic a < c."""
+    d = a != c
+    anyd = d.any(axis=1)
+    idx = d.argmax(axis=1)
+    ar = np.arange(a.shape[0])
+    return anyd & (a[ar, idx] < c[ar, idx])
+
+
+def lex_le(a, c):
+    """Row-wise lexicographic a <= c."""
+    return ~lex_lt(c, a)
+
+
+def canonical(b):
+    """Lexicographically smallest of the eight transforms, row-wise."""
+    ts = transforms(b)
+    cur = ts[0].copy()
+    for t in ts[1:]:
+        less = lex_lt(t, cur)
+        cur[less] = t[less]
+    return cur
+
+
+def canonical_mask(b):
+    """True where the board is its own canonical representative."""
+    ts = transforms(b)
+    ok = np.ones(ts[0].shape[0], dtype=bool)
+    for t in ts[1:]:
+        ok &= lex_le(ts[0], t)
+    return ok
+
+
+def stabilizer_size(b):
+    """How many of the eight transforms leave each board unchanged."""
+    ts = transforms(b)
+    cnt = np.zeros(ts[0].shape[0], dtype=np.int64)
+    for t in ts:
+        cnt += (t == ts[0]).all(axis=1)
+    return cnt
+
+
+def class_size(b):
+    """Size of the symmetry class: 8 / stabilizer size (1 for N = 1)."""
+    return 8 // stabilizer_size(b)
+
+
+def rot180_fixed_mask(b):
+    ts = transforms(b)
+    return (ts[3] == ts[0]).all(axis=1)
+
+
+def rot90_fixed_mask(b):
+    ts = transforms(b)
+    return (ts[5] == ts[0]).all(axis=1)
+
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_FNV = np.uint64(0x100000001B3)
+
+
+def _mix64(x):
+    x = x ^ (x >> np.uint64(30))
+    x = x * _MIX1
+    x = x ^ (x >> np.uint64(27))
+    x = x * _MIX2
+    return x ^ (x >> np.uint64(31))
+
+
+def board_keys(b):
+    """One uint64 per board.  Exact (order preserving 4-bit packing) for N <= 16,
+    a 64-bit hash for larger N (callers confirm equal keys by comparing the boards).
+    Returns (keys, exact)."""
+    a = np.asarray(b)
+    m, n = a.shape
+    if n <= 16:
+        keys = np.zeros(m, dtype=np.uint64)
+        for i in range(n):
+            keys |= (a[:, i].astype(np.uint64) & np.uint64(15)) << np.uint64(4 * (n - 1 - i))
+        return keys, True
+    h = np.full(m, 0xCBF29CE484222325, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for i in range(n):
+            h = (h ^ a[:, i].astype(np.uint64)) * _FNV
+        h = _mix64(h)
+    return h, False
+
+
+def mix_keys(keys):
+    """A well mixed copy of keys (used to partition keys into passes)."""
+    with np.errstate(over="ignore"):
+        return _mix64(keys.astype(np.uint64, copy=True))
+
+
+# ----------------------------------------------------------------------------------------
+# A tiny pure-Python solver (bitmasks), used for recounting units and for drawing boards.
+
+def iter_solutions(n, prefix=(), limit_nodes=None):
+    """Yield every completion (tuple of n columns) of the valid prefix, in lexicographic
+    order.  Raises RuntimeError when limit_nodes search nodes are exceeded."""
+    full = (1 << n) - 1
+    cols = ld = rd = 0
+    board = []
+    for c in prefix:
+        bit = 1 << int(c)
+        if bit & (cols | ld | rd) or c >= n:
+            return
+        board.append(int(c))
+        cols |= bit
+        ld = ((ld | bit) << 1) & full
+        rd = (rd | bit) >> 1
+    nodes = [0]
+
+    def rec(cols, ld, rd):
+        if len(board) == n:
+            yield tuple(board)
+            return
+        free = full & ~(cols | ld | rd)
+        while free:
+            bit = free & -free
+            free ^= bit
+            nodes[0] += 1
+            if limit_nodes is not None and nodes[0] > limit_nodes:
+                raise RuntimeError("node limit exceeded")
+            board.append(bit.bit_length() - 1)
+            yield from rec(cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
+            board.pop()
+
+    yield from rec(cols, ld, rd)
+
+
+def solve_all(n):
+    """All solutions of size n as an (S, n) uint8 array in lexicographic order."""
+    sols = list(iter_solutions(n))
+    return np.array(sols, dtype=np.uint8).reshape(len(sols), n)
+
+
+def count_completions(n, prefix=()):
+    """Number of completions of a prefix (fast bitmask count, no board building)."""
+    full = (1 << n) - 1
+    cols = ld = rd = 0
+    for c in prefix:
+        c = int(c)
+        if c < 0 or c >= n:
+            return 0
+        bit = 1 << c
+        if bit & (cols | ld | rd):
+            return 0
+        cols |= bit
+        ld = ((ld | bit) << 1) & full
+        rd = (rd | bit) >> 1
+
+    def rec(cols, ld, rd):
+        if cols == full:
+            return 1
+        total = 0
+        free = full & ~(cols | ld | rd)
+        while free:
+            bit = free & -free
+            free ^= bit
+            total += rec(cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
+        return total
+
+    return rec(cols, ld, rd)
+
+
+def valid_prefix_count(n, depth, limit=None):
+    """Number of valid placements of the first `depth` rows on an n board
+    (None when the count exceeds `limit`)."""
+    full = (1 << n) - 1
+
+    def rec(row, cols, ld, rd):
+        if row == depth:
+            return 1
+        total = 0
+        free = full & ~(cols | ld | rd)
+        while free:
+            bit = free & -free
+            free ^= bit
+            total += rec(row + 1, cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
+            if limit is not None and total > limit:
+                return total
+        return total
+
+    total = rec(0, 0, 0, 0)
+    if limit is not None and total > limit:
+        return None
+    return total

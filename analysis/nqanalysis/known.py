@@ -1,0 +1,55 @@
+"""The published N-Queens table data/known-counts.tsv (n total unique rot90_fixed rot180_fixed)."""
+
+import os
+from collections import namedtuple
+
+Known = namedtuple("Known", "n total unique rot90_fixed rot180_fixed")
+
+_CACHE = {}
+
+
+def default_table_path():
+    """../data/known-counts.tsv relative to the analysis/ directory (the nqanalyze script);
+    NQANALYSIS_KNOWN_COUNTS overrides it."""
+    env = os.environ.get("NQANALYSIS_KNOWN_COUNTS")
+    if env:
+        return env
+    here = os.path.dirname(os.path.abspath(__file__))          # analysis/nqanalysis
+    return os.path.normpath(os.path.join(here, "..", "..", "data", "known-counts.tsv"))
+
+
+def load_known(path=None):
+    """dict n -> Known.  Raises OSError / ValueError with a clear message."""
+    path = path or default_table_path()
+    if path in _CACHE:
+        return _CACHE[path]
+    table = {}
+    with open(path, encoding="ascii") as fh:
+        header = None
+        for lineno, line in enumerate(fh, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            fields = line.split()
+            if header is None:
+                header = fields
+                need = ["n", "total", "unique", "rot90_fixed", "rot180_fixed"]
+                if any(h not in header for h in need):
+                    raise ValueError(f"{path}:{lineno}: header must name columns {' '.join(need)}")
+                cols = [header.index(h) for h in need]
+                continue
+            try:
+                vals = [int(fields[i]) for i in cols]
+            except (IndexError, ValueError):
+                raise ValueError(f"{path}:{lineno}: malformed row: {line!r}") from None
+            table[vals[0]] = Known(*vals)
+    _CACHE[path] = table
+    return table
+
+
+def lookup(n, path=None):
+    """Known entry for n, or None (unknown n or unreadable table)."""
+    try:
+        return load_known(path).get(n)
+    except (OSError, ValueError):
+        return None

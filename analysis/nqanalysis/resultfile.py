@@ -1,0 +1,240 @@
+"""Reading nqueens result files (HDF5, format `nqueens-result` version 1, docs/contract.md)."""
+
+import os
+
+import numpy as np
+
+try:
+    import h5py
+except ImportError as exc:  # pragma: no cover - environment problem
+    raise SystemExit("nqanalyze: cannot import h5py (%s); run with /usr/bin/python3" % exc)
+
+
+class NQError(Exception):
+    """An error with a one-line message and an exit code."""
+    exit_code = 1
+
+
+class UsageError(NQError):
+    exit_code = 2
+
+
+class BadFileError(NQError):
+    exit_code = 3
+
+
+FORMAT_NAME = "nqueens-result"
+FORMAT_VERSION = 1
+
+# name -> kind; kinds: str (fixed-length ASCII), i32, i64, u64, f64
+ROOT_ATTRS = {
+    "format": "str", "format_version": "i32", "program_version": "str", "git_commit": "str",
+    "n": "i32", "mode": "str", "boards_stored": "str", "depth": "i32", "symmetry": "str",
+    "ranks": "i32", "threads": "i32", "hosts": "str", "start_time": "str", "end_time": "str",
+    "wall_seconds": "f64", "status": "str", "units_total": "u64", "units_done": "u64",
+    "shard_index": "i32", "shard_count": "i32", "total": "u64", "unique": "u64",
+    "rot180_fixed": "u64", "rot90_fixed": "u64", "known_total": "i64", "known_unique": "i64",
+    "matches_known": "str",
+}
+
+# dataset -> (kind, rank)
+UNIT_DATASETS = {
+    "id": ("u64", 1), "prefix": ("u8", 2), "multiplicity": ("u32", 1), "solutions": ("u64", 1),
+    "nodes": ("u64", 1), "seconds": ("f64", 1), "started": ("f64", 1), "rank": ("i32", 1),
+    "thread": ("i32", 1),
+}
+BOARD_DATASETS = {"solutions": ("u8", 2), "class_size": ("u8", 1), "unit": ("u64", 1)}
+
+KIND_DTYPES = {
+    "i32": np.dtype("int32"), "i64": np.dtype("int64"), "u8": np.dtype("uint8"),
+    "u32": np.dtype("uint32"), "u64": np.dtype("uint64"), "f64": np.dtype("float64"),
+}
+
+
+def dtype_problem(dtype, kind):
+    """Compare a numpy dtype with a contract kind.
+
+    Returns (severity, message): severity None (fine), 'warn' (same category, different
+    width or signedness) or 'fail' (different category: string/integer/float)."""
+    dtype = np.dtype(dtype)
+    if kind == "str":
+        if dtype.kind in ("S", "U", "O"):
+            return None, ""
+        return "fail", f"is {dtype}, contract says a string"
+    want = KIND_DTYPES[kind]
+    if dtype.kind not in ("i", "u", "f"):
+        return "fail", f"is {_dtype_name(dtype)}, contract says {want}"
+    if (want.kind == "f") != (dtype.kind == "f"):
+        return "fail", f"is {dtype}, contract says {want}"
+    if dtype.newbyteorder("=") != want:
+        return "warn", f"is {dtype}, contract says {want}"
+    return None, ""
+
+
+def _dtype_name(dtype):
+    if dtype.kind in ("S", "U", "O"):
+        return "a string"
+    return str(dtype)
+
+
+def _norm(value):
+    """Attribute value -> plain Python (str, int, float)."""
+    if isinstance(value, np.ndarray):
+        if value.size == 1:
+            value = value.reshape(()).item()
+        else:
+            return value
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("ascii", errors="replace").rstrip("\x00")
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class ResultFile:
+    """An opened nqueens result file.  Use as a context manager."""
+
+    def __init__(self, path):
+        self.path = str(path)
+        if os.path.isdir(self.path):
+            raise BadFileError(f"{self.path}: is a directory, not an nqueens result file")
+        if not os.path.exists(self.path):
+            raise BadFileError(f"{self.path}: no such file")
+        try:
+            self.h5 = h5py.File(self.path, "r")
+        except OSError as exc:
+            raise BadFileError(f"{self.path}: unreadable HDF5 file ({_short(exc)})") from None
+        try:
+            self.attrs = {}
+            self.raw_attr_types = {}
+            for key in self.h5.attrs.keys():
+                try:
+                    self.attrs[key] = _norm(self.h5.attrs[key])
+                    self.raw_attr_types[key] = self.h5.attrs.get_id(key).dtype
+                except (OSError, KeyError, TypeError, ValueError) as exc:
+                    raise BadFileError(
+                        f"{self.path}: root attribute '{key}' unreadable ({_short(exc)})"
+                    ) from None
+            fmt = self.attrs.get("format")
+            if fmt != FORMAT_NAME:
+                what = "missing" if fmt is None else repr(fmt)
+                raise BadFileError(f"{self.path}: not an nqueens result file "
+                                   f"(root attribute 'format' is {what}, "
+                                   f"expected '{FORMAT_NAME}')")
+        except BaseException:
+            self.h5.close()
+            raise
+
+    # -- context manager
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        try:
+            self.h5.close()
+        except Exception:  # pragma: no cover
+            pass
+
+    # -- attribute helpers
+    def get(self, name, default=None):
+        return self.attrs.get(name, default)
+
+    def int_attr(self, name, default=None):
+        v = self.attrs.get(name)
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            return default
+
+    @property
+    def name(self):
+        return os.path.basename(self.path)
+
+    @property
+    def n(self):
+        return self.int_attr("n")
+
+    @property
+    def mode(self):
+        return self.get("mode")
+
+    @property
+    def boards_stored(self):
+        return self.get("boards_stored")
+
+    @property
+    def is_complete(self):
+        return self.get("status") == "complete"
+
+    @property
+    def is_sharded(self):
+        sc = self.int_attr("shard_count", 1)
+        return sc is not None and sc > 1
+
+    @property
+    def has_boards(self):
+        return "boards" in self.h5 and isinstance(self.h5["boards"], h5py.Group) \
+            and "solutions" in self.h5["boards"]
+
+    # -- data
+    def dataset(self, path):
+        try:
+            obj = self.h5[path]
+        except KeyError:
+            raise BadFileError(f"{self.path}: dataset {path} is missing") from None
+        if not isinstance(obj, h5py.Dataset):
+            raise BadFileError(f"{self.path}: {path} is not a dataset")
+        return obj
+
+    def read(self, path, sl=slice(None)):
+        ds = self.dataset(path)
+        try:
+            return ds[sl]
+        except (OSError, ValueError, TypeError) as exc:
+            raise BadFileError(f"{self.path}: cannot read {path}{_slice_text(sl)} "
+                               f"({_short(exc)})") from None
+
+    def units(self, names=None):
+        """The /units group as a dict of numpy arrays (missing datasets raise BadFileError)."""
+        names = names or list(UNIT_DATASETS)
+        if "units" not in self.h5:
+            raise BadFileError(f"{self.path}: group /units is missing")
+        out = {}
+        for k in names:
+            out[k] = self.read(f"/units/{k}")
+        if "prefix" in out and out["prefix"].ndim == 1:
+            out["prefix"] = out["prefix"].reshape(-1, 1)
+        return out
+
+    def iter_boards(self, chunk_rows=1 << 17, with_class=None):
+        """Yield (start, boards, unit, class_size or None) over /boards in row chunks."""
+        sol = self.dataset("/boards/solutions")
+        unit = self.dataset("/boards/unit") if "unit" in self.h5["boards"] else None
+        if with_class is None:
+            with_class = "class_size" in self.h5["boards"]
+        cls = self.dataset("/boards/class_size") if with_class else None
+        total = sol.shape[0]
+        for start in range(0, total, chunk_rows):
+            stop = min(total, start + chunk_rows)
+            b = self.read("/boards/solutions", slice(start, stop))
+            u = self.read("/boards/unit", slice(start, stop)) if unit is not None else None
+            c = self.read("/boards/class_size", slice(start, stop)) if cls is not None else None
+            yield start, b, u, c
+
+
+def _slice_text(sl):
+    if isinstance(sl, slice) and (sl.start is not None or sl.stop is not None):
+        return f" rows {sl.start or 0}..{(sl.stop or 0) - 1}"
+    return ""
+
+
+def _short(exc):
+    text = " ".join(str(exc).split())
+    return text[:200] if text else type(exc).__name__
+
+
+def open_result(path):
+    return ResultFile(path)

@@ -1,0 +1,14 @@
+// The subcommands of `nqueens`: each registers its options on the CLI and returns the
+// function that runs it (called after parsing). Errors are thrown as app::Failure.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace nq::app {
+
+using Runner = std::function<int()>;
+
+void add_solve_command(CLI::App& cli, Runner& run);
+void add_count_command(CLI::App& cli, Runner& run);
+
+}  // namespace nq::app

@@ -1,0 +1,36 @@
+#include "app/progress.h"
+#include <unistd.h>
+#include <cmath>
+#include <cstdio>
+
+namespace nq::app {
+
+std::string format_duration(double s) {
+  char buf[64];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%.1f s", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%d min %02d s", int(s / 60), int(s) % 60);
+  else if (s < 86400 * 3) std::snprintf(buf, sizeof buf, "%d h %02d min", int(s / 3600), int(s / 60) % 60);
+  else std::snprintf(buf, sizeof buf, "%.1f d", s / 86400);
+  return buf;
+}
+
+ProgressLine::ProgressLine(std::string label) : label_(std::move(label)), live_(isatty(2)) {}
+
+ProgressLine::~ProgressLine() {
+  if (live_ && shown_) std::fputs("\n", stderr);
+}
+
+void ProgressLine::report(std::uint64_t done, std::uint64_t total, std::uint64_t solutions,
+                          double seconds) {
+  const double frac = total ? double(done) / double(total) : 0;
+  const std::string eta = done && done < total ? format_duration(seconds * (1 - frac) / frac) : "-";
+  std::fprintf(stderr, "%s[%s] %5.1f%%  units %llu/%llu  solutions %llu  %.3g sol/s  elapsed %s  ETA %s%s",
+               live_ ? "\r" : "", label_.c_str(), 100 * frac, (unsigned long long)done,
+               (unsigned long long)total, (unsigned long long)solutions,
+               seconds > 0 ? double(solutions) / seconds : 0.0, format_duration(seconds).c_str(),
+               eta.c_str(), live_ ? "\x1b[K" : "\n");
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+}  // namespace nq::app

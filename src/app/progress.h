@@ -1,0 +1,24 @@
+// Progress lines on stderr: units done/total, solutions so far, rate, ETA. A live line
+// (carriage return) when stderr is a terminal, otherwise one line per report.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace nq::app {
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::string label);
+  ~ProgressLine();   // ends a live line
+  void report(std::uint64_t units_done, std::uint64_t units_total, std::uint64_t solutions,
+              double seconds);
+
+ private:
+  std::string label_;
+  bool live_;
+  bool shown_ = false;
+};
+
+std::string format_duration(double seconds);   // "3.2 s", "4 min 10 s", "2 h 05 min", "3.1 d"
+
+}  // namespace nq::app

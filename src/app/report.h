@@ -1,0 +1,30 @@
+// The human-readable summary of a count (used by `count` and `run`), and the comparison with
+// the published table.
+#pragma once
+#include <ostream>
+#include <string>
+#include "core/symmetry.h"
+#include "core/types.h"
+
+namespace nq::app {
+
+struct CountReport {
+  int n = 0;
+  core::Count total = 0;
+  core::Count unique = 0;
+  core::RotationFixed fixed;
+  double seconds = 0;
+  core::Count nodes = 0;
+  int threads = 0;
+  std::uint64_t units = 0;
+  int depth = 0;
+};
+
+enum class KnownMatch { match, mismatch, unknown };
+KnownMatch known_match(int n, core::Count total, core::Count unique);
+inline KnownMatch known_match(const CountReport& r) { return known_match(r.n, r.total, r.unique); }
+std::string to_string(KnownMatch m);   // "yes" / "no" / "unknown"
+
+void print_count_report(std::ostream& out, const CountReport& r);
+
+}  // namespace nq::app

@@ -1,0 +1,85 @@
+#include "core/board.h"
+#include <algorithm>
+
+namespace nq::core {
+
+bool is_solution(BoardView b) {
+  const std::size_t n = b.size();
+  if (n == 0 || n > static_cast<std::size_t>(kMaxN)) return false;
+  std::uint64_t cols = 0, d1 = 0, d2 = 0;   // d1: r + c, d2: r - c + n - 1 (both < 2n <= 64)
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::size_t c = b[r];
+    if (c >= n) return false;
+    const std::uint64_t bc = 1ULL << c, b1 = 1ULL << (r + c), b2 = 1ULL << (r + n - 1 - c);
+    if ((cols & bc) || (d1 & b1) || (d2 & b2)) return false;
+    cols |= bc;
+    d1 |= b1;
+    d2 |= b2;
+  }
+  return true;
+}
+
+Board mirror(BoardView b) {
+  const auto n = static_cast<int>(b.size());
+  Board out(b.size());
+  for (int r = 0; r < n; ++r) out[r] = static_cast<Column>(n - 1 - b[r]);
+  return out;
+}
+
+Board transpose(BoardView b) {
+  Board out(b.size());
+  for (std::size_t r = 0; r < b.size(); ++r) out[b[r]] = static_cast<Column>(r);
+  return out;
+}
+
+namespace {
+// Quarter turn clockwise: the queen at (r, c) goes to (c, n-1-r).
+Board rotate90(BoardView b) {
+  const auto n = static_cast<int>(b.size());
+  Board out(b.size());
+  for (int r = 0; r < n; ++r) out[b[r]] = static_cast<Column>(n - 1 - r);
+  return out;
+}
+}  // namespace
+
+Board transform(BoardView b, int k) {
+  Board out = k >= 4 ? mirror(b) : Board(b.begin(), b.end());
+  for (int i = 0; i < k % 4; ++i) out = rotate90(out);
+  return out;
+}
+
+Board canonical(BoardView b) {
+  Board best(b.begin(), b.end());
+  for (int k = 1; k < kSymmetries; ++k) best = std::min(best, transform(b, k));
+  return best;
+}
+
+int class_size(BoardView b) {
+  int fixed = 0;
+  for (int k = 0; k < kSymmetries; ++k)
+    if (std::ranges::equal(transform(b, k), b)) ++fixed;
+  return kSymmetries / fixed;
+}
+
+std::string to_matrix(BoardView b) {
+  std::string s;
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    for (std::size_t c = 0; c < b.size(); ++c) {
+      if (c) s += ' ';
+      s += b[r] == c ? '1' : '0';
+    }
+    s += '\n';
+  }
+  return s;
+}
+
+std::string to_columns(BoardView b) {
+  std::string s = "[";
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    if (r) s += ", ";
+    s += std::to_string(b[r]);
+  }
+  return s + "]";
+}
+
+}  // namespace nq::core

@@ -1,0 +1,62 @@
+#include "core/parallel.h"
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace nq::core {
+
+int hardware_threads() {
+  const unsigned h = std::thread::hardware_concurrency();
+  return h ? static_cast<int>(h) : 1;
+}
+
+PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress,
+                      std::chrono::milliseconds interval) {
+  const std::vector<WorkUnit> units = plan.units();
+  if (threads <= 0) threads = hardware_threads();
+  std::atomic<std::size_t> next{0}, done{0};
+  std::atomic<Count> total{0}, nodes{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  const auto start = std::chrono::steady_clock::now();
+
+  auto work = [&] {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < units.size();) {
+        const SearchStats s = plan.count(units[i]);
+        total += units[i].multiplicity * s.solutions;
+        nodes += s.nodes;
+        ++done;
+      }
+    } catch (...) {
+      const std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      failed = true;
+      next = units.size();
+    }
+  };
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+
+  auto snapshot = [&] {
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
+    return Progress{done.load(), units.size(), total.load(), dt.count()};
+  };
+  if (progress) {
+    auto next_report = start + interval;
+    while (done.load() < units.size() && !failed.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (std::chrono::steady_clock::now() < next_report) continue;
+      progress(snapshot());
+      next_report += interval;
+    }
+  }
+  pool.clear();   // joins
+  if (failure) std::rethrow_exception(failure);
+  return {total.load(), nodes.load()};
+}
+
+}  // namespace nq::core

@@ -1,0 +1,28 @@
+// Unique (fundamental) counts by Burnside's lemma, independent of the total's search:
+//   unique = (total + P + 2R) / 8   for n >= 2,
+// where P and R are the solutions fixed by the half turn and by the quarter turn, found here
+// by small searches restricted to symmetric placements. Pure functions; thread-safe.
+#pragma once
+#include <stdexcept>
+#include "core/types.h"
+
+namespace nq::core {
+
+struct RotationFixed {
+  Count rot180 = 0;   // P (includes the quarter-turn-symmetric ones)
+  Count rot90 = 0;    // R
+};
+
+// Raised when counts contradict each other (e.g. Burnside's sum is not a multiple of 8).
+class IntegrityError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+RotationFixed count_rotation_fixed(int n);
+
+// Unique count from the total and P, R. Throws IntegrityError if total + P + 2R is not a
+// multiple of 8 (a wrong total).
+Count unique_from_burnside(int n, Count total, const RotationFixed& fixed);
+
+}  // namespace nq::core

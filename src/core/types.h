@@ -1,0 +1,24 @@
+// Basic types and limits of the solver core. Header-only; used by every layer.
+#pragma once
+#include <cstdint>
+
+namespace nq::core {
+
+using Count = std::uint64_t;   // every solution / node count is 64-bit: Q(27) needs 58 bits
+using Mask = std::uint32_t;    // one bit per column; N <= 32
+inline constexpr int kMaxN = 32;
+
+// Result of searching part of the tree.
+struct SearchStats {
+  Count solutions = 0;
+  Count nodes = 0;   // queens placed by the search (a proxy for the work done)
+  SearchStats& operator+=(const SearchStats& o) {
+    solutions += o.solutions;
+    nodes += o.nodes;
+    return *this;
+  }
+};
+
+constexpr Mask full_mask(int n) { return n >= 32 ? ~Mask{0} : (Mask{1} << n) - 1; }
+
+}  // namespace nq::core
