@@ -23,6 +23,11 @@ class BadFileError(NQError):
     exit_code = 3
 
 
+class OutputError(NQError):
+    """Cannot write an output file (exit 4, as the contract's I/O error)."""
+    exit_code = 4
+
+
 FORMAT_NAME = "nqueens-result"
 FORMAT_VERSION = 1
 

@@ -1,4 +1,5 @@
 #include "core/units.h"
+#include <algorithm>
 #include <bit>
 
 namespace nq::core {
@@ -9,6 +10,12 @@ Symmetry symmetry_from_string(const std::string& s) {
   if (s == "none") return Symmetry::none;
   if (s == "mirror") return Symmetry::mirror;
   throw std::invalid_argument("unknown symmetry '" + s + "' (expected none or mirror)");
+}
+
+std::span<const Column> WorkUnit::leading_rows(int n) const {
+  std::size_t k = 0;
+  while (k < static_cast<std::size_t>(n) && placement[k] != kEmptyRow) ++k;
+  return {placement.data(), k};
 }
 
 UnitPlan::UnitPlan(int n, int depth, Symmetry symmetry) : n_(n), depth_(depth), symmetry_(symmetry) {
@@ -29,8 +36,11 @@ Mask UnitPlan::allowed(int row, std::span<const Column> placed) const {
   return full;
 }
 
-std::uint32_t UnitPlan::multiplicity_of(std::span<const Column> prefix) const {
-  if (prefix.size() != static_cast<std::size_t>(depth_) || !place_prefix(n_, prefix)) return 0;
+std::uint32_t UnitPlan::multiplicity_of(const std::array<Column, kMaxN>& placement) const {
+  for (int r = depth_; r < kMaxN; ++r)
+    if (placement[r] != kEmptyRow) return 0;
+  const std::span<const Column> prefix(placement.data(), depth_);
+  if (!place_prefix(n_, prefix)) return 0;
   for (int r = 0; r < depth_; ++r)
     if (!(allowed(r, prefix) & (Mask{1} << prefix[r]))) return 0;
   if (symmetry_ == Symmetry::none) return 1;
@@ -39,10 +49,10 @@ std::uint32_t UnitPlan::multiplicity_of(std::span<const Column> prefix) const {
 }
 
 Partial UnitPlan::checked_partial(const WorkUnit& u) const {
-  const auto p = u.depth == depth_ ? place_prefix(n_, u.placed()) : std::nullopt;
-  if (!p || multiplicity_of(u.placed()) != u.multiplicity)
+  const auto p = place_prefix(n_, u.leading_rows(n_));
+  if (!p || multiplicity_of(u.placement) != u.multiplicity)
     throw std::invalid_argument("work unit " + std::to_string(u.id) + " " +
-                                to_columns(u.placed()) + " does not belong to the plan n=" +
+                                to_columns(u.leading_rows(n_)) + " does not belong to the plan n=" +
                                 std::to_string(n_) + " depth=" + std::to_string(depth_));
   return *p;
 }
@@ -51,8 +61,8 @@ SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(
 
 SearchStats UnitPlan::visit_boards(const WorkUnit& u, const BoardFn& f) const {
   const Partial p = checked_partial(u);
-  if (u.multiplicity == 1) return visit_completions(p, u.placed(), f);
-  return visit_completions(p, u.placed(), [&](BoardView b) {
+  if (u.multiplicity == 1) return visit_completions(p, u.leading_rows(n_), f);
+  return visit_completions(p, u.leading_rows(n_), [&](BoardView b) {
     const Board m = mirror(b);
     return f(b) && f(m);
   });
@@ -96,9 +106,9 @@ bool UnitCursor::next(WorkUnit& out) {
     state_[d_ + 1] = place(state_[d_], c);
     if (d_ + 1 == depth) {
       out.id = next_id_++;
-      out.depth = static_cast<std::uint8_t>(depth);
-      out.prefix = prefix_;
-      out.multiplicity = plan_.multiplicity_of(out.placed());
+      out.placement = WorkUnit::empty_placement();
+      std::copy_n(prefix_.begin(), depth, out.placement.begin());
+      out.multiplicity = plan_.multiplicity_of(out.placement);
       return true;
     }
     ++d_;

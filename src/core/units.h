@@ -25,12 +25,22 @@ enum class Symmetry : std::uint8_t { none = 0, mirror = 1 };
 std::string to_string(Symmetry s);
 Symmetry symmetry_from_string(const std::string& s);   // throws std::invalid_argument
 
+// A work unit is a partial board: some rows hold a pre-placed queen, the others are left to
+// the search. Plans that pre-place the first rows use rows 0..depth-1; other plans may
+// pre-place any rows (e.g. the border of the board).
+inline constexpr Column kEmptyRow = 0xFF;
 struct WorkUnit {
   std::uint64_t id = 0;            // position in the enumeration: 0, 1, 2, ...
   std::uint32_t multiplicity = 1;  // solutions of the whole board this unit's solutions stand for
-  std::uint8_t depth = 0;          // rows pre-placed
-  std::array<Column, kMaxN> prefix{};  // columns of rows 0..depth-1
-  std::span<const Column> placed() const { return {prefix.data(), depth}; }
+  std::array<Column, kMaxN> placement = empty_placement();   // column per row, or kEmptyRow
+
+  static constexpr std::array<Column, kMaxN> empty_placement() {
+    std::array<Column, kMaxN> a{};
+    a.fill(kEmptyRow);
+    return a;
+  }
+  // The first rows up to the first empty one (the whole pre-placement for first-row plans).
+  std::span<const Column> leading_rows(int n) const;
 };
 
 class UnitPlan {
@@ -54,9 +64,9 @@ class UnitPlan {
   // mirror images right after each), multiplicity * count(u) boards in all.
   SearchStats visit_boards(const WorkUnit& u, const BoardFn& f) const;
 
-  // The multiplicity the plan gives a valid prefix of length depth(); 0 if the prefix is not
-  // one of the plan's units (e.g. a mirror image it leaves out).
-  std::uint32_t multiplicity_of(std::span<const Column> prefix) const;
+  // The multiplicity the plan gives a pre-placement; 0 if it is not one of the plan's units
+  // (wrong rows filled, attacking queens, or an image the symmetry reduction leaves out).
+  std::uint32_t multiplicity_of(const std::array<Column, kMaxN>& placement) const;
 
  private:
   friend class UnitCursor;

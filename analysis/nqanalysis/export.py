@@ -1,0 +1,108 @@
+"""`nqanalyze export`: units.csv and (for boards files) boards.csv, streamed in chunks."""
+
+import os
+
+import numpy as np
+
+from .resultfile import OutputError, ResultFile, UsageError
+
+CHUNK_ROWS = 1 << 17
+
+
+def int_matrix_csv(mat):
+    """CSV text (bytes) of a 2-D array of non-negative integers, fully vectorised.
+
+    Each field gets a fixed-width slot of digits (leading zeros as NUL bytes) plus a separator;
+    the NUL padding is dropped at the end."""
+    mat = np.asarray(mat)
+    if mat.ndim != 2 or mat.size == 0:
+        return b""
+    m, k = mat.shape
+    v = mat.astype(np.uint64)
+    maxes = v.max(axis=0)
+    widths = [max(1, len(str(int(x)))) for x in maxes]
+    buf = np.zeros((m, sum(widths) + k), dtype=np.uint8)
+    pos = 0
+    ten = np.uint64(10)
+    for j, w in enumerate(widths):
+        col = v[:, j]
+        for d in range(w):
+            p = np.uint64(10 ** (w - 1 - d))
+            digit = (col // p) % ten
+            ch = (digit + np.uint64(48)).astype(np.uint8)
+            if d < w - 1:
+                ch[col < p] = 0     # leading zero -> padding
+            buf[:, pos + d] = ch
+        pos += w
+        buf[:, pos] = ord(",") if j < k - 1 else ord("\n")
+        pos += 1
+    flat = buf.ravel()
+    return flat[flat != 0].tobytes()
+
+
+def _ensure_dir(d):
+    if os.path.exists(d) and not os.path.isdir(d):
+        raise UsageError(f"--csv {d}: exists and is not a directory")
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create directory {d}: {exc.strerror}") from None
+
+
+def export_units(rf, path):
+    un = rf.units()
+    U = len(un["id"])
+    depth = un["prefix"].shape[1]
+    header = ["id"] + [f"prefix{i}" for i in range(depth)] + \
+        ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]
+    with open(path, "w", encoding="ascii", newline="") as fh:
+        fh.write(",".join(header) + "\n")
+        for s in range(0, U, CHUNK_ROWS):
+            e = min(U, s + CHUNK_ROWS)
+            cols = [un["id"][s:e].tolist()] + [un["prefix"][s:e, i].tolist() for i in range(depth)]
+            cols += [un["multiplicity"][s:e].tolist(), un["solutions"][s:e].tolist(),
+                     un["nodes"][s:e].tolist(), [repr(float(x)) for x in un["seconds"][s:e]],
+                     [repr(float(x)) for x in un["started"][s:e]], un["rank"][s:e].tolist(),
+                     un["thread"][s:e].tolist()]
+            fh.write("".join(",".join(map(str, row)) + "\n" for row in zip(*cols)))
+    return U
+
+
+def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
+    n = rf.n
+    has_class = "class_size" in rf.h5["boards"]
+    has_unit = "unit" in rf.h5["boards"]
+    header = ["index"] + (["unit"] if has_unit else []) + (["class_size"] if has_class else []) + \
+        [f"row{i}" for i in range(n)]
+    count = 0
+    with open(path, "wb") as fh:
+        fh.write((",".join(header) + "\n").encode("ascii"))
+        for start, b, u, c in rf.iter_boards(chunk_rows, with_class=has_class):
+            m = len(b)
+            parts = [np.arange(start, start + m, dtype=np.uint64)[:, None]]
+            if has_unit:
+                parts.append(u.astype(np.uint64)[:, None])
+            if has_class:
+                parts.append(c.astype(np.uint64)[:, None])
+            parts.append(b.astype(np.uint64))
+            fh.write(int_matrix_csv(np.hstack(parts)))
+            count += m
+    return count
+
+
+def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS):
+    with ResultFile(path) as rf:
+        _ensure_dir(csv_dir)
+        up = os.path.join(csv_dir, "units.csv")
+        try:
+            nu = export_units(rf, up)
+            print(f"{up}: {nu} units", file=out)
+            if rf.has_boards:
+                bp = os.path.join(csv_dir, "boards.csv")
+                nb = export_boards(rf, bp, chunk_rows)
+                print(f"{bp}: {nb} boards", file=out)
+            else:
+                print(f"(no /boards in {rf.name}: mode {rf.mode}; boards.csv not written)", file=out)
+        except OSError as exc:
+            raise OutputError(f"cannot write CSV in {csv_dir}: {exc.strerror or exc}") from None
+    return 0

@@ -1,0 +1,35 @@
+#include <gtest/gtest.h>
+#include "core/board.h"
+
+using namespace nq::core;
+
+TEST(Board, ValidatorAcceptsSolutionsAndRejectsAttacks) {
+  EXPECT_TRUE(is_solution(Board{2, 0, 3, 1}));
+  EXPECT_TRUE(is_solution(Board{0}));
+  EXPECT_FALSE(is_solution(Board{0, 1, 2, 3}));   // diagonal
+  EXPECT_FALSE(is_solution(Board{1, 3, 1, 2}));   // column
+  EXPECT_FALSE(is_solution(Board{1, 3, 0, 4}));   // off the board
+  EXPECT_FALSE(is_solution(Board{}));
+}
+
+TEST(Board, EightSymmetriesMapSolutionsToSolutionsAndFormAGroup) {
+  const Board b{0, 4, 7, 5, 2, 6, 1, 3};
+  ASSERT_TRUE(is_solution(b));
+  for (int k = 0; k < kSymmetries; ++k) EXPECT_TRUE(is_solution(transform(b, k))) << k;
+  EXPECT_EQ(transform(transform(transform(transform(b, 1), 1), 1), 1), b);
+  EXPECT_EQ(mirror(mirror(b)), b);
+  EXPECT_EQ(transpose(transpose(b)), b);
+  EXPECT_EQ(transform(b, 4), mirror(b));
+}
+
+TEST(Board, ClassSizeAndCanonicalForm) {
+  EXPECT_EQ(class_size(Board{2, 0, 3, 1}), 2);       // N = 4: symmetric under the quarter turn
+  EXPECT_EQ(canonical(Board{2, 0, 3, 1}), (Board{1, 3, 0, 2}));
+  EXPECT_EQ(class_size(Board{0}), 1);
+  EXPECT_EQ(class_size(Board{0, 4, 7, 5, 2, 6, 1, 3}), 8);
+}
+
+TEST(Board, MatrixFormatForFour) {
+  EXPECT_EQ(to_matrix(Board{2, 0, 3, 1}), "0 0 1 0\n1 0 0 0\n0 0 0 1\n0 1 0 0\n");
+  EXPECT_EQ(to_columns(Board{2, 0, 3, 1}), "[2, 0, 3, 1]");
+}
