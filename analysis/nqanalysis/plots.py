@@ -44,7 +44,7 @@ def plot_unit_times(rf, un, path):
     pos = sec[sec > 0]
     lo = pos.min() if len(pos) else 1e-6
     hi = max(sec.max(), lo * 10) if len(sec) else 1.0
-    bins = np.logspace(np.log10(lo), np.log10(hi), 50)
+    bins = np.logspace(np.log10(lo) - 0.05, np.log10(hi) + 0.05, 50)
     ax1.hist(np.clip(sec, lo, None), bins=bins, color="tab:blue", edgecolor="none")
     ax1.set_xscale("log")
     ax1.set_yscale("log")

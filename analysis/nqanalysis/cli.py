@@ -1,0 +1,144 @@
+"""Command line: nqanalyze {summary,verify,plot,scaling,export} ..."""
+
+import argparse
+import sys
+
+from . import __version__
+from .resultfile import NQError
+
+EPILOG = ("exit codes: 0 success/pass, 1 verification failed (or internal error), 2 usage, "
+          "3 unreadable or not an nqueens result file, 4 cannot write output")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser():
+    p = Parser(prog="nqanalyze",
+               description="Inspect, verify, plot and export nqueens HDF5 result files "
+                           "(schema: docs/contract.md).",
+               epilog=EPILOG)
+    p.add_argument("--version", action="version", version=f"nqanalyze {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    sub.required = True
+
+    s = sub.add_parser("summary", help="table of the key numbers of one or more files",
+                       description="Print N, mode, status, total, unique, match with the "
+                                   "published table, wall time, ranks x threads, units and "
+                                   "solutions/s; several files side by side.", epilog=EPILOG)
+    s.add_argument("files", nargs="+", metavar="FILE")
+
+    v = sub.add_parser("verify", help="integrity check, independent of the C++ code",
+                       description="Recompute and cross-check everything a result file "
+                                   "claims: totals from /units, unit ids and coverage, the "
+                                   "published table, Burnside's identity, and in boards mode "
+                                   "every board (valid, no duplicates, canonical and class "
+                                   "size for class files, counts per unit, unit prefixes). "
+                                   "Exit 0 pass, 1 fail, 3 unreadable/not an nqueens file.",
+                       epilog=EPILOG)
+    v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("--recount", choices=["auto", "always", "never"], default="auto",
+                   help="recount every unit's solutions with the Python solver "
+                        "(auto: only for N <= 10)")
+    v.add_argument("--known", metavar="TSV",
+                   help="published table (default: ../data/known-counts.tsv next to nqanalyze)")
+    v.add_argument("--chunk", type=int, default=1 << 17, metavar="ROWS",
+                   help="boards read per chunk (default %(default)s)")
+
+    pl = sub.add_parser("plot", help="PNG figures of one file",
+                        description="Write PNG figures: unit time distribution, load per "
+                                    "rank/thread over time, solutions by the first rows' "
+                                    "placements, (boards files) a queen heat map, and a drawn "
+                                    "board. Prints the paths written.", epilog=EPILOG)
+    pl.add_argument("file", metavar="FILE")
+    pl.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    pl.add_argument("--board", type=int, default=0, metavar="INDEX",
+                    help="which solution to draw (row of /boards/solutions; for count files "
+                         "the INDEX-th solution of a small Python solver); default 0")
+
+    sc = sub.add_parser("scaling", help="time vs N and vs ranks x threads over several runs",
+                        description="Compare complete runs: print a table (wall time, unit "
+                                    "CPU time, speedup and efficiency relative to the run with "
+                                    "the fewest workers for the same N and mode) and write "
+                                    "scaling.png.", epilog=EPILOG)
+    sc.add_argument("files", nargs="+", metavar="FILE")
+    sc.add_argument("--out", default=".", metavar="DIR",
+                    help="directory for scaling.png (default: current directory)")
+
+    ex = sub.add_parser("export", help="CSV export of /units and /boards",
+                        description="Write DIR/units.csv (one row per unit) and, for boards "
+                                    "files, DIR/boards.csv (index, unit, [class_size], row0.."
+                                    "row{N-1} = column of the queen in each row), streamed in "
+                                    "chunks.", epilog=EPILOG)
+    ex.add_argument("file", metavar="FILE")
+    ex.add_argument("--csv", required=True, metavar="DIR", help="output directory")
+    return p
+
+
+def run(args, out, err):
+    if args.command == "summary":
+        from .summary import summary
+        return summary(args.files, out, err)
+    if args.command == "verify":
+        from .verify import verify_path
+        if args.chunk < 1:
+            raise_usage("--chunk must be >= 1")
+        code = 0
+        for i, f in enumerate(args.files):
+            if i:
+                print(file=out)
+            try:
+                rc = verify_path(f, out, known_path=args.known, recount=args.recount,
+                                 chunk_rows=args.chunk)
+            except NQError as exc:
+                out.flush()
+                print(f"nqanalyze verify: {exc}", file=err)
+                rc = exc.exit_code
+            code = rc if rc > code else code
+        return code
+    if args.command == "plot":
+        from .plots import plot_file
+        return plot_file(args.file, args.out, args.board, out)
+    if args.command == "scaling":
+        from .scaling import scaling
+        return scaling(args.files, args.out, out, err)
+    if args.command == "export":
+        from .export import export
+        return export(args.file, args.csv, out)
+    raise AssertionError(args.command)
+
+
+def raise_usage(msg):
+    from .resultfile import UsageError
+    raise UsageError(msg)
+
+
+def main(argv=None, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 2
+    try:
+        return run(args, out, err)
+    except NQError as exc:
+        out.flush()
+        print(f"nqanalyze {args.command}: {exc}", file=err)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("nqanalyze: interrupted", file=err)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except MemoryError:
+        print(f"nqanalyze {args.command}: out of memory", file=err)
+        return 1
+    except Exception as exc:  # a bug: say so in one line, with the type
+        print(f"nqanalyze {args.command}: internal error: {type(exc).__name__}: {exc}", file=err)
+        return 1

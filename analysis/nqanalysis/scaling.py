@@ -1,0 +1,123 @@
+"""`nqanalyze scaling`: wall time vs N and vs ranks*threads over several runs."""
+
+import os
+import sys
+
+import numpy as np
+
+from .resultfile import NQError, OutputError, ResultFile, UsageError
+from .summary import human_rate, human_seconds, print_table
+
+
+def collect(paths, err):
+    runs, code = [], 0
+    for p in paths:
+        try:
+            with ResultFile(p) as rf:
+                a = rf.attrs
+                if a.get("status") != "complete" or rf.is_sharded:
+                    why = "partial" if a.get("status") != "complete" else "a shard"
+                    print(f"nqanalyze scaling: {p}: skipped, the file is {why}", file=err)
+                    continue
+                ranks, threads = rf.int_attr("ranks"), rf.int_attr("threads")
+                wall = a.get("wall_seconds")
+                if None in (rf.n, ranks, threads) or not isinstance(wall, (int, float)):
+                    print(f"nqanalyze scaling: {p}: skipped, n/ranks/threads/wall_seconds missing",
+                          file=err)
+                    code = max(code, 3)
+                    continue
+                cpu = float(np.sum(rf.read("/units/seconds"))) if "units" in rf.h5 else float("nan")
+                runs.append(dict(path=p, name=rf.name, n=rf.n, mode=rf.mode,
+                                 ranks=ranks, threads=threads, workers=ranks * threads,
+                                 wall=float(wall), cpu=cpu, total=rf.int_attr("total") or 0))
+        except NQError as exc:
+            print(f"nqanalyze scaling: {exc}", file=err)
+            code = max(code, exc.exit_code)
+    return runs, code
+
+
+def add_speedup(runs):
+    groups = {}
+    for r in runs:
+        groups.setdefault((r["n"], r["mode"]), []).append(r)
+    for g in groups.values():
+        base = min(g, key=lambda r: (r["workers"], r["wall"]))
+        for r in g:
+            r["speedup"] = base["wall"] / r["wall"] if r["wall"] > 0 else float("nan")
+            r["efficiency"] = r["speedup"] / (r["workers"] / base["workers"])
+            r["base_workers"] = base["workers"]
+    return groups
+
+
+def plot_scaling(runs, groups, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    by_workers = {}
+    for r in runs:
+        by_workers.setdefault((r["workers"], r["mode"]), []).append(r)
+    for (w, mode), g in sorted(by_workers.items()):
+        g = sorted(g, key=lambda r: r["n"])
+        ax1.plot([r["n"] for r in g], [max(r["wall"], 1e-6) for r in g], "o-",
+                 label=f"{w} workers ({mode})")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("N")
+    ax1.set_ylabel("wall time [s]")
+    ax1.set_title("time vs N")
+    ax1.xaxis.get_major_locator().set_params(integer=True)
+    ax1.legend(fontsize=8)
+    maxw = 1
+    for (n, mode), g in sorted(groups.items()):
+        g = sorted(g, key=lambda r: r["workers"])
+        ax2.plot([r["workers"] for r in g], [r["speedup"] for r in g], "o-",
+                 label=f"N={n} ({mode})")
+        maxw = max(maxw, max(r["workers"] / r["base_workers"] for r in g))
+    xs = np.array([1, max(maxw, 2)])
+    ax2.plot(xs, xs, "k--", lw=1, label="ideal")
+    ax2.set_xscale("log", base=2)
+    ax2.set_yscale("log", base=2)
+    ax2.set_xlabel("ranks x threads")
+    ax2.set_ylabel("speedup vs the fewest workers")
+    ax2.set_title("time vs ranks x threads (speedup)")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=110)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return path
+
+
+def scaling(paths, out_dir, out=None, err=None):
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise UsageError(f"--out {out_dir}: exists and is not a directory")
+    runs, code = collect(paths, err)
+    if not runs:
+        raise NQError("no complete result files to compare") if code == 0 else \
+            _with_code(NQError("no readable complete result files"), code)
+    groups = add_speedup(runs)
+    runs.sort(key=lambda r: (r["mode"] or "", r["n"], r["workers"], r["wall"]))
+    rows = [[r["name"], r["n"], r["mode"], f"{r['ranks']} x {r['threads']}", r["workers"],
+             human_seconds(r["wall"]), human_seconds(r["cpu"]) if np.isfinite(r["cpu"]) else "?",
+             f"{r['speedup']:.2f}", f"{r['efficiency'] * 100:.0f}%",
+             human_rate(r["total"] / r["wall"]) if r["wall"] > 0 else "?"] for r in runs]
+    print_table(["file", "N", "mode", "ranks x threads", "workers", "wall", "unit cpu",
+                 "speedup", "efficiency", "solutions/s"], rows, out)
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    path = plot_scaling(runs, groups, os.path.join(out_dir, "scaling.png"))
+    print(path, file=out)
+    return code
+
+
+def _with_code(exc, code):
+    exc.exit_code = code
+    return exc
