@@ -20,7 +20,8 @@ endfunction()
 function(nq_add_mpi_test name)
   cmake_parse_arguments(A "" "" "RANKS;SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${A_SOURCES} ${PROJECT_SOURCE_DIR}/tests/mpi/mpi_gtest_main.cpp)
-  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest MPI::MPI_CXX nq_options)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/mpi)
+  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest nq_options)
   foreach(np IN LISTS A_RANKS)
     add_test(NAME ${name}.np${np}
       COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${MPIEXEC_PREFLAGS}

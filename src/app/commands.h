@@ -10,5 +10,8 @@ using Runner = std::function<int()>;
 
 void add_solve_command(CLI::App& cli, Runner& run);
 void add_count_command(CLI::App& cli, Runner& run);
+void add_run_command(CLI::App& cli, Runner& run);
+void add_info_command(CLI::App& cli, Runner& run);
+void add_merge_command(CLI::App& cli, Runner& run);
 
 }  // namespace nq::app

@@ -5,6 +5,8 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "core/symmetry.h"
+#include "proto/messages.h"
+#include "store/errors.h"
 #include "core/version.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +18,9 @@ int main(int argc, char** argv) {
   Runner run;
   add_solve_command(cli, run);
   add_count_command(cli, run);
+  add_run_command(cli, run);
+  add_info_command(cli, run);
+  add_merge_command(cli, run);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -33,6 +38,23 @@ int main(int argc, char** argv) {
   } catch (const Failure& e) {
     std::cerr << "nqueens: error: " << e.what() << "\n";
     return e.code();
+  } catch (const nq::store::NotAResultFile& e) {
+    std::cerr << "nqueens: error: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const nq::store::CorruptJournal& e) {
+    std::cerr << "nqueens: error: " << e.what()
+              << "\n(the journal is damaged before its last record: move it away to recompute those units)\n";
+    return kBadInput;
+  } catch (const nq::store::WriteError& e) {
+    std::cerr << "nqueens: error: " << e.what() << "\n";
+    return kIoError;
+  } catch (const nq::store::ParameterMismatch& e) {
+    std::cerr << "nqueens: error: " << e.what()
+              << "\n(the existing journal belongs to a run with other parameters: rerun with those, or pass --force to start over)\n";
+    return kRefused;
+  } catch (const nq::proto::ProtocolError& e) {
+    std::cerr << "nqueens: error: " << e.what() << "\n";
+    return kInternal;
   } catch (const nq::core::IntegrityError& e) {
     std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
     return kVerifyFailed;

@@ -1,0 +1,109 @@
+// `nqueens run` (the distributed job), `nqueens merge` (shard files) and `nqueens info`.
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <set>
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "app/merge.h"
+#include "app/result_files.h"
+#include "app/run_job.h"
+#include "core/types.h"
+
+namespace nq::app {
+
+void add_run_command(CLI::App& cli, Runner& run) {
+  struct Opts {
+    std::string job_file;
+    std::optional<int> n, depth, threads;
+    std::optional<std::string> mode, out, boards, symmetry, shard;
+    std::optional<double> progress;
+    bool force = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = cli.add_subcommand("run", "Run the distributed job (under mpirun/srun, or as one process)");
+  cmd->add_option("JOB", o->job_file, "job file (TOML, see jobs/); flags override its values");
+  cmd->add_option("--n", o->n, "board size, 1..32")->check(CLI::Range(1, core::kMaxN));
+  cmd->add_option("--mode", o->mode, "count (totals) or boards (store every solution)")
+      ->check(CLI::IsMember({"count", "boards"}));
+  cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5");
+  cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
+      ->check(CLI::Range(1, core::kMaxN));
+  cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: the node's cores)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
+      ->check(CLI::IsMember({"all", "class"}));
+  cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: mirror or none")
+      ->check(CLI::IsMember({"none", "mirror", "full"}));
+  cmd->add_option("--shard", o->shard, "run only shard i of n (units with id % n == i), e.g. 0/4");
+  cmd->add_option("--progress-interval", o->progress, "seconds between progress lines")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("--force", o->force, "recompute and overwrite a complete result file");
+  cmd->callback([o, &run] {
+    run = [o] {
+      JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
+      if (o->n) c.n = *o->n;
+      if (o->mode) c.mode = *o->mode;
+      if (o->out) c.out = *o->out;
+      if (o->depth) c.depth = *o->depth;
+      if (o->threads) c.threads = *o->threads;
+      if (o->boards) c.boards = *o->boards;
+      if (o->symmetry) c.symmetry = *o->symmetry;
+      if (o->shard) std::tie(c.shard_index, c.shard_count) = parse_shard(*o->shard);
+      if (o->progress) c.progress_interval = *o->progress;
+      c.force = o->force;
+      const dist::MpiSession mpi;
+      return run_job(std::move(c), mpi);
+    };
+  });
+}
+
+void add_info_command(CLI::App& cli, Runner& run) {
+  auto file = std::make_shared<std::string>();
+  auto* cmd = cli.add_subcommand("info", "Print the provenance and totals of a result file");
+  cmd->add_option("FILE", *file, "an nqueens result file (.h5)")->required();
+  cmd->callback([file, &run] {
+    run = [file] {
+      store::RunInfo i;
+      try {
+        i = store::ResultReader(*file).info();
+      } catch (const store::NotAResultFile& e) {
+        throw Failure(kBadInput, e.what());
+      }
+      const auto row = [](const char* k, const auto& v) { std::cout << std::left << std::setw(16) << k << v << "\n"; };
+      row("file", *file);
+      row("status", i.status);
+      row("N", i.n);
+      row("mode", i.mode + (i.mode == "boards" ? " (" + i.boards_stored + ")" : ""));
+      row("total", i.total);
+      row("unique", i.status == "complete" && i.shard_count == 1 ? std::to_string(i.unique) : "-");
+      row("P, R", std::to_string(i.rot180_fixed) + ", " + std::to_string(i.rot90_fixed));
+      row("published", i.known_total >= 0 ? std::to_string(i.known_total) + " / " + std::to_string(i.known_unique) : "none");
+      row("matches", i.matches_known);
+      row("units", std::to_string(i.units_done) + " of " + std::to_string(i.units_total) +
+                       (i.shard_count > 1 ? " (shard " + std::to_string(i.shard_index) + "/" + std::to_string(i.shard_count) + ")" : ""));
+      row("work units", "depth " + std::to_string(i.depth) + ", symmetry " + i.symmetry);
+      row("layout", std::to_string(i.ranks) + " rank(s) x " + std::to_string(i.threads) + " thread(s) on " + i.hosts);
+      row("time", i.start_time + " .. " + i.end_time + " (" + std::to_string(i.wall_seconds) + " s wall)");
+      row("program", i.program_version + " (" + i.git_commit + ")");
+      return int(kOk);
+    };
+  });
+}
+
+void add_merge_command(CLI::App& cli, Runner& run) {
+  struct Opts {
+    std::string out;
+    std::vector<std::string> shards;
+    bool force = false;
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = cli.add_subcommand("merge", "Combine the shard files of one job into one result file");
+  cmd->add_option("OUT", o->out, "merged result file")->required();
+  cmd->add_option("SHARDS", o->shards, "shard result files (from run --shard i/n)")->required();
+  cmd->add_flag("--force", o->force, "overwrite a complete result file at OUT");
+  cmd->callback([o, &run] { run = [o] { return merge_shards(o->out, o->shards, o->force); }; });
+}
+
+}  // namespace nq::app

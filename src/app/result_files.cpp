@@ -1,0 +1,73 @@
+#include "app/result_files.h"
+#include <algorithm>
+#include "app/exit_codes.h"
+#include "app/report.h"
+#include "core/known_counts.h"
+#include "core/symmetry.h"
+
+namespace nq::app {
+
+store::RunInfo read_result_info(const std::string& path) {
+  try {
+    return store::ResultReader(path).info();
+  } catch (const store::NotAResultFile& e) {
+    throw Failure(kRefused, path + " exists and is not a readable nqueens result file (" + e.what() +
+                                "); refusing to overwrite it: move it away or choose another --out");
+  }
+}
+
+void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job) {
+  info.units_done = records.size();
+  core::Count total = 0;
+  for (const auto& r : records) {
+    core::Count weighted = 0;
+    if (__builtin_mul_overflow(core::Count{r.multiplicity}, r.solutions, &weighted) ||
+        __builtin_add_overflow(total, weighted, &total))
+      throw core::IntegrityError("64-bit overflow while adding unit " + std::to_string(r.id));
+  }
+  info.total = total;
+  const auto known = core::known_counts(info.n);
+  info.known_total = known ? static_cast<std::int64_t>(known->total) : -1;
+  info.known_unique = known ? static_cast<std::int64_t>(known->unique) : -1;
+  info.unique = 0;
+  info.matches_known = "unknown";
+  if (!whole_job) return;
+  const auto fixed = core::count_rotation_fixed(info.n);
+  info.rot180_fixed = fixed.rot180;
+  info.rot90_fixed = fixed.rot90;
+  try {
+    info.unique = core::unique_from_burnside(info.n, total, fixed);
+  } catch (const core::IntegrityError&) {
+    info.matches_known = known ? "no" : "unknown";
+    throw;
+  }
+  info.matches_known = to_string(known_match(info.n, info.total, info.unique));
+}
+
+BoardSource journal_board_source(const store::Journal& journal, int n) {
+  return [&journal, n](const BoardSink& sink) {
+    std::vector<std::uint64_t> ids;
+    journal.for_each_record([&](const store::UnitRecord& u, std::span<const std::uint8_t> boards,
+                                std::span<const std::uint8_t> class_sizes) {
+      if (boards.empty()) return;
+      ids.assign(class_sizes.empty() ? boards.size() / static_cast<std::size_t>(n) : class_sizes.size(), u.id);
+      sink(boards, class_sizes, ids);
+    });
+  };
+}
+
+BoardSource no_boards() {
+  return [](const BoardSink&) {};
+}
+
+void write_result_file(const std::string& path, const store::RunInfo& info,
+                       std::vector<store::UnitRecord> records, const BoardSource& boards) {
+  std::ranges::sort(records, {}, &store::UnitRecord::id);
+  store::ResultWriter writer(path, info.n, info.boards_stored);
+  writer.append_units(records);
+  if (info.boards_stored != "none")
+    boards([&](auto b, auto c, auto ids) { writer.append_boards(b, c, ids); });
+  writer.commit(info);
+}
+
+}  // namespace nq::app

@@ -1,0 +1,33 @@
+// Turning finished units into a result file, shared by `run` (from the journal) and `merge`
+// (from shard files): totals and their cross-checks, and the streaming of boards.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+#include "store/journal.h"
+#include "store/result_file.h"
+
+namespace nq::app {
+
+// The root attributes of an existing file; Failure(kRefused) if the path holds something that
+// is not an nqueens result file (we never overwrite what we did not write).
+store::RunInfo read_result_info(const std::string& path);
+
+// Fills units_done, total (64-bit, overflow is an IntegrityError), the published values and,
+// for a whole complete job, P, R, unique (Burnside; IntegrityError if the identity fails) and
+// matches_known. A shard or a partial run gets unique = 0 and matches_known = "unknown".
+void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job);
+
+// Boards in pieces: boards (k*n), class sizes (k or empty), unit ids (k).
+using BoardSink = std::function<void(std::span<const std::uint8_t>, std::span<const std::uint8_t>,
+                                     std::span<const std::uint64_t>)>;
+using BoardSource = std::function<void(const BoardSink&)>;
+BoardSource journal_board_source(const store::Journal& journal, int n);
+BoardSource no_boards();
+
+// Writes `path` atomically: units sorted by id, boards streamed from `boards`.
+void write_result_file(const std::string& path, const store::RunInfo& info,
+                       std::vector<store::UnitRecord> records, const BoardSource& boards);
+
+}  // namespace nq::app

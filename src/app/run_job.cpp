@@ -1,0 +1,285 @@
+#include "app/run_job.h"
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include "app/exit_codes.h"
+#include "app/progress.h"
+#include "app/report.h"
+#include "app/result_files.h"
+#include "app/signals.h"
+#include "core/known_counts.h"
+#include "core/symmetry.h"
+#include "core/version.h"
+#include "store/journal.h"
+#include "store/result_file.h"
+
+namespace nq::app {
+namespace fs = std::filesystem;
+namespace {
+
+// At least this many units by default: enough for ~150 threads at 64 units each, and it
+// depends on N only, so a rerun on another number of ranks resumes the same plan.
+constexpr std::uint64_t kDefaultMinUnits = 10000;
+constexpr auto kJournalSyncEvery = std::chrono::seconds(2);
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
+  store::JournalKey k;
+  k.n = c.n;
+  k.mode = c.mode;
+  k.boards_stored = c.mode == "boards" ? c.boards : "none";
+  k.depth = c.depth;
+  k.symmetry = c.symmetry;
+  k.shard_index = c.shard_index;
+  k.shard_count = c.shard_count;
+  k.units_total = units_total;
+  k.program_version = kProgramVersion;
+  return k;
+}
+
+// Everything rank 0 holds during a run.
+class MasterSession : public dist::MasterHooks {
+ public:
+  MasterSession(JobConfig c, const dist::MpiSession& mpi, std::string hosts)
+      : c_(std::move(c)), mpi_(mpi), hosts_(std::move(hosts)) {}
+
+  // Checks the output, opens (or resumes) the journal. Throws Failure.
+  proto::JobSpec prepare();
+  int run(const proto::JobSpec& job);
+
+  // MasterHooks
+  void on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) override;
+  void on_rejected(int worker, const std::string& why) override;
+  void on_progress(const dist::MasterProgress& p) override;
+  bool stop_requested() override { return stop_signal_received() || write_failure_; }
+
+ private:
+  bool in_shard(std::uint64_t id) const { return id % c_.shard_count == std::uint64_t(c_.shard_index); }
+  int finish(const dist::JobOutcome& outcome, double seconds);
+
+  JobConfig c_;
+  const dist::MpiSession& mpi_;
+  std::string hosts_;
+  std::optional<core::UnitPlan> plan_;
+  std::uint64_t units_total_ = 0, units_in_shard_ = 0;
+  std::unique_ptr<store::Journal> journal_;
+  std::vector<store::UnitRecord> records_;
+  std::vector<bool> done_;
+  std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
+  std::optional<std::string> write_failure_msg_;
+  bool write_failure_ = false;
+  std::unique_ptr<ProgressLine> progress_;
+  double previous_wall_ = 0;
+  std::string start_time_ = utc_now();
+};
+
+proto::JobSpec MasterSession::prepare() {
+  const fs::path out(c_.out);
+  std::error_code ec;
+  if (fs::is_directory(out, ec))
+    throw Failure(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
+  if (fs::exists(out, ec)) {
+    const auto previous = read_result_info(c_.out);   // throws Failure(kRefused) if foreign
+    if (previous.status == "complete" && !c_.force)
+      throw Failure(kRefused, c_.out + " already holds a complete result (N = " +
+                                  std::to_string(previous.n) + ", total " + std::to_string(previous.total) +
+                                  "); pass --force to recompute it, or choose another --out");
+    if (previous.status == "partial" && !c_.force) {
+      previous_wall_ = previous.wall_seconds;
+      start_time_ = previous.start_time;
+    }
+  }
+  if (out.has_parent_path()) {
+    fs::create_directories(out.parent_path(), ec);
+    if (ec) throw Failure(kIoError, "cannot create directory " + out.parent_path().string() + ": " + ec.message());
+  }
+  const std::string journal_path = c_.out + ".journal";
+  if (c_.force) fs::remove(journal_path, ec);
+
+  const auto symmetry = core::symmetry_from_string(c_.symmetry);
+  if (!c_.depth) c_.depth = core::default_depth(c_.n, kDefaultMinUnits, symmetry);
+  plan_.emplace(c_.n, c_.depth, symmetry);
+  units_total_ = plan_->size();
+  for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);
+
+  journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_));
+  done_.assign(units_total_, false);
+  for (const auto& r : journal_->recovered()) {
+    if (r.id >= units_total_ || !in_shard(r.id))
+      throw Failure(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
+                                   ", which is not part of this job");
+    if (done_[r.id]) continue;   // a unit journaled twice (recomputed after a crash): keep one
+    done_[r.id] = true;
+    records_.push_back(r);
+  }
+  if (journal_->dropped_tail_bytes())
+    std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
+              << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
+  if (!records_.empty())
+    std::cerr << "nqueens: resuming from " << journal_path << ": " << records_.size() << " of "
+              << units_in_shard_ << " units already done\n";
+
+  proto::JobSpec job;
+  job.n = c_.n;
+  job.depth = c_.depth;
+  job.symmetry = symmetry;
+  job.boards = c_.mode == "boards";
+  job.board_set = core::board_set_from_string(c_.boards);
+  job.threads_per_worker = c_.threads;
+  return job;
+}
+
+void MasterSession::on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) {
+  if (write_failure_) return;
+  try {
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      const auto& r = results.results[i];
+      store::UnitRecord rec;
+      rec.id = r.id;
+      rec.placement = units[i].placement;
+      rec.multiplicity = units[i].multiplicity;
+      rec.solutions = r.solutions;
+      rec.nodes = r.nodes;
+      rec.seconds = r.seconds;
+      rec.started = r.started;
+      rec.rank = r.rank;
+      rec.thread = r.thread;
+      journal_->append(rec, r.boards, r.class_sizes);
+      done_[rec.id] = true;
+      records_.push_back(rec);
+    }
+    if (std::chrono::steady_clock::now() - last_sync_ >= kJournalSyncEvery) {
+      journal_->sync();
+      last_sync_ = std::chrono::steady_clock::now();
+    }
+  } catch (const store::WriteError& e) {
+    write_failure_ = true;
+    write_failure_msg_ = e.what();
+  }
+}
+
+void MasterSession::on_rejected(int worker, const std::string& why) {
+  std::cerr << "nqueens: rejected a result batch from rank " << worker << " (recomputing it): " << why << "\n";
+}
+
+void MasterSession::on_progress(const dist::MasterProgress& p) {
+  if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
+  const std::uint64_t before = units_in_shard_ - p.units_to_do;
+  progress_->report(before + p.units_done, units_in_shard_, p.solutions, p.seconds);
+}
+
+int MasterSession::run(const proto::JobSpec& job) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t to_do = units_in_shard_ - records_.size();
+  const auto outcome = dist::run_master(
+      mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
+      c_.progress_interval);
+  progress_.reset();
+  return finish(outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+}
+
+int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
+  try {
+    journal_->sync();
+  } catch (const store::WriteError& e) {
+    write_failure_ = true;
+    write_failure_msg_ = e.what();
+  }
+  const bool complete = records_.size() == units_in_shard_;
+  store::RunInfo info;
+  info.program_version = kProgramVersion;
+  info.git_commit = kGitCommit;
+  info.n = c_.n;
+  info.mode = c_.mode;
+  info.boards_stored = c_.mode == "boards" ? c_.boards : "none";
+  info.depth = c_.depth;
+  info.symmetry = c_.symmetry;
+  info.ranks = outcome.ranks;
+  info.threads = outcome.threads_per_rank;
+  info.hosts = hosts_;
+  info.start_time = start_time_;
+  info.end_time = utc_now();
+  info.wall_seconds = previous_wall_ + seconds;
+  info.status = complete ? "complete" : "partial";
+  info.units_total = units_total_;
+  info.shard_index = c_.shard_index;
+  info.shard_count = c_.shard_count;
+  bool integrity_ok = true;
+  try {
+    finalize_totals(info, records_, complete && c_.shard_count == 1);
+  } catch (const core::IntegrityError& e) {
+    std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
+    integrity_ok = false;
+  }
+  int code = kOk;
+  try {
+    write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n));
+  } catch (const store::WriteError& e) {
+    std::cerr << "nqueens: error: " << e.what() << "\n";
+    code = kIoError;
+  }
+  if (write_failure_) {
+    std::cerr << "nqueens: error: " << *write_failure_msg_
+              << "\nnqueens: finished units up to the failure are kept in " << c_.out
+              << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
+    return kIoError;
+  }
+  if (code != kOk) return code;
+  if (!complete) {
+    std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << records_.size() << " of "
+              << units_in_shard_ << " units done; partial result in " << c_.out
+              << "; rerun the same command to resume (exit " << kInterrupted << ")\n";
+    return kInterrupted;
+  }
+  journal_->remove();
+  CountReport r{c_.n, info.total, info.unique, {info.rot180_fixed, info.rot90_fixed}, info.wall_seconds,
+                0, outcome.total_threads, units_total_, c_.depth};
+  for (const auto& rec : records_) r.nodes += rec.nodes;
+  if (c_.shard_count > 1) {
+    std::cout << "shard    " << c_.shard_index << "/" << c_.shard_count << " complete: " << records_.size()
+              << " units, subtotal " << info.total << "\n";
+  } else {
+    print_count_report(std::cout, r);
+  }
+  std::cout << "layout   " << outcome.ranks << " rank(s), " << outcome.total_threads << " compute thread(s) on " << hosts_ << "\n"
+            << "file     " << c_.out << "\n"
+            << "inspect  nqueens info " << c_.out << "   |   h5dump -A " << c_.out
+            << "   |   analysis/nqanalyze summary " << c_.out << "\n";
+  if (outcome.rejected_batches)
+    std::cout << "note     " << outcome.rejected_batches << " result batch(es) failed the checks and were recomputed\n";
+  if (!integrity_ok || info.matches_known == "no") return kVerifyFailed;
+  return kOk;
+}
+
+}  // namespace
+
+int run_job(JobConfig config, const dist::MpiSession& mpi) {
+  const std::string hosts = mpi.gather_hosts();   // collective: every rank takes part
+  if (mpi.rank() != 0) {
+    install_worker_signals();
+    dist::run_worker(mpi);
+    return kOk;
+  }
+  install_master_signals();
+  std::optional<MasterSession> session;
+  proto::JobSpec job;
+  try {
+    finalize_config(config);
+    session.emplace(std::move(config), mpi, hosts);
+    job = session->prepare();
+  } catch (...) {
+    dist::cancel_job(mpi);   // the workers learn there is no job and exit
+    throw;
+  }
+  return session->run(job);
+}
+
+}  // namespace nq::app

@@ -1,0 +1,13 @@
+// `nqueens run`: the distributed job on every rank. Rank 0 prepares the output (refusing to
+// overwrite a complete result, resuming from the journal), runs the master, journals every
+// checked batch, and writes the HDF5 result file (complete, or partial on a stop signal).
+#pragma once
+#include "app/job_config.h"
+#include "dist/runtime.h"
+
+namespace nq::app {
+
+// Returns the process exit code (app/exit_codes.h) on every rank.
+int run_job(JobConfig config, const dist::MpiSession& mpi);
+
+}  // namespace nq::app

@@ -1,0 +1,102 @@
+#include "dist/compute_pool.h"
+#include <chrono>
+#include "core/boards.h"
+#include "dist/fault_injection.h"
+
+namespace nq::dist {
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+ComputePool::ComputePool(const core::UnitPlan& plan, const proto::JobSpec& job, int rank, int threads)
+    : plan_(plan), job_(job), rank_(rank) {
+  for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
+}
+
+ComputePool::~ComputePool() {
+  stop();
+  for (auto& t : threads_) t.join();
+}
+
+void ComputePool::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+}
+
+void ComputePool::submit(const proto::WorkBatch& batch) {
+  {
+    const std::lock_guard lock(mutex_);
+    auto& p = open_[batch.batch_id];
+    p.expected = batch.units.size();
+    p.results.batch_id = batch.batch_id;
+    for (const auto& u : batch.units) queue_.push_back({batch.batch_id, u});
+  }
+  cv_.notify_all();
+}
+
+std::vector<proto::ResultBatch> ComputePool::take_completed() {
+  std::vector<proto::ResultBatch> done;
+  {
+    const std::lock_guard lock(mutex_);
+    done = std::exchange(completed_, {});
+  }
+  for (auto& b : done) inject_batch_fault(b);
+  return done;
+}
+
+std::size_t ComputePool::batches_pending() const {
+  const std::lock_guard lock(mutex_);
+  return open_.size() + completed_.size();
+}
+
+proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) const {
+  proto::UnitResult r;
+  r.id = u.id;
+  r.rank = rank_;
+  r.thread = thread;
+  r.started = unix_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  core::SearchStats st;
+  if (job_.boards) {
+    st = core::visit_unit_boards(plan_, u, job_.board_set, [&](core::BoardView b, int size) {
+      r.boards.insert(r.boards.end(), b.begin(), b.end());
+      if (job_.board_set == core::BoardSet::classes) r.class_sizes.push_back(static_cast<std::uint8_t>(size));
+    });
+  } else {
+    st = plan_.count(u);
+  }
+  r.solutions = st.solutions;
+  r.nodes = st.nodes;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.check = proto::result_check(r);
+  return r;
+}
+
+void ComputePool::work(int thread) {
+  for (;;) {
+    Item item;
+    {
+      std::unique_lock lock(mutex_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      item = queue_.front();
+      queue_.pop_front();
+    }
+    proto::UnitResult r = run_unit(item.unit, thread);
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    auto it = open_.find(item.batch_id);
+    it->second.results.results.push_back(std::move(r));
+    if (it->second.results.results.size() == it->second.expected) {
+      completed_.push_back(std::move(it->second.results));
+      open_.erase(it);
+    }
+  }
+}
+
+}  // namespace nq::dist

@@ -1,0 +1,56 @@
+// Compute threads of one rank: they take units of submitted batches, run the core solver and
+// hand back whole ResultBatches. No MPI: the rank's main thread moves batches in and out.
+// submit/take_completed/stop are thread-safe.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+#include "core/units.h"
+#include "proto/messages.h"
+
+namespace nq::dist {
+
+class ComputePool {
+ public:
+  ComputePool(const core::UnitPlan& plan, const proto::JobSpec& job, int rank, int threads);
+  ~ComputePool();   // stops and joins
+  void submit(const proto::WorkBatch& batch);
+  // Batches whose every unit is finished, in completion order.
+  std::vector<proto::ResultBatch> take_completed();
+  std::size_t batches_pending() const;   // submitted and not yet taken
+  int threads() const { return static_cast<int>(threads_.size()); }
+  // Threads finish their current unit and exit; queued units are dropped.
+  void stop();
+
+ private:
+  void work(int thread);
+  proto::UnitResult run_unit(const core::WorkUnit& u, int thread) const;
+
+  const core::UnitPlan& plan_;
+  proto::JobSpec job_;
+  int rank_;
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  struct Item {
+    std::uint64_t batch_id;
+    core::WorkUnit unit;
+  };
+  std::deque<Item> queue_;
+  struct Partial {
+    std::size_t expected = 0;
+    proto::ResultBatch results;
+  };
+  std::map<std::uint64_t, Partial> open_;
+  std::vector<proto::ResultBatch> completed_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+double unix_now();
+
+}  // namespace nq::dist

@@ -1,0 +1,76 @@
+// The distributed job over MPI. Rank 0 is the master: it hands out batches of work units
+// dynamically (several batches in flight per worker), checks every returned batch and passes
+// it to MasterHooks (the app journals it). Every other rank is a worker with compute threads.
+// The master waits with MPI_Iprobe and short sleeps, so it costs ~1 % of a core, not 100 %.
+// With one rank, the master computes itself. This file and runtime.cpp are the only places
+// that include <mpi.h>.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include "dist/scheduler.h"
+
+namespace nq::dist {
+
+// MPI_Init_thread (funneled) / MPI_Finalize; one per process.
+class MpiSession {
+ public:
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // Worker threads this rank should use when not told: the node's cores shared by the
+  // node's worker ranks (the master's rank does not count when other ranks work).
+  int default_threads() const { return default_threads_; }
+  // Comma-separated distinct host names of all ranks (collective: call on every rank).
+  std::string gather_hosts() const;
+  // The largest of `value` over all ranks (collective), e.g. the worst test result.
+  int max_over_ranks(int value) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int default_threads_ = 1;
+};
+
+struct MasterProgress {
+  std::uint64_t units_done = 0;
+  std::uint64_t units_to_do = 0;
+  core::Count solutions = 0;   // weighted, this run
+  double seconds = 0;
+};
+
+class MasterHooks {
+ public:
+  virtual ~MasterHooks() = default;
+  // A checked batch; units[i] is the unit of results.results[i].
+  virtual void on_results(const proto::ResultBatch& results,
+                          const std::vector<core::WorkUnit>& units) = 0;
+  // A batch failed the checks; its units are being recomputed elsewhere.
+  virtual void on_rejected(int worker, const std::string& why) = 0;
+  virtual void on_progress(const MasterProgress& p) = 0;
+  virtual bool stop_requested() = 0;   // e.g. SIGTERM / SIGUSR1 arrived
+};
+
+struct JobOutcome {
+  bool interrupted = false;
+  std::uint64_t rejected_batches = 0;
+  int ranks = 1;
+  int threads_per_rank = 1;   // compute threads of a worker rank (or of the master alone)
+  int total_threads = 1;
+};
+
+// Rank 0 only. `job` is broadcast; workers then compute until every unit is done or the
+// master stops (interrupt).
+JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& job,
+                      Scheduler::Skip skip, std::uint64_t units_to_do, MasterHooks& hooks,
+                      double progress_interval);
+// Rank 0 only, instead of run_master when the master failed before the start: the workers
+// learn there is no job and return from run_worker.
+void cancel_job(const MpiSession& mpi);
+// Ranks > 0: receives the job and computes until told to stop. Returns normally.
+void run_worker(const MpiSession& mpi);
+
+}  // namespace nq::dist

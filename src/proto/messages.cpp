@@ -1,0 +1,99 @@
+#include "proto/messages.h"
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+#include <boost/serialization/array.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+#include <sstream>
+
+namespace boost::serialization {
+
+template <class Ar>
+void serialize(Ar& ar, nq::core::WorkUnit& u, unsigned) {
+  ar & u.id & u.multiplicity & u.placement;
+}
+template <class Ar>
+void serialize(Ar& ar, nq::proto::JobSpec& m, unsigned) {
+  ar & m.n & m.depth & m.symmetry & m.boards & m.board_set & m.threads_per_worker;
+}
+template <class Ar>
+void serialize(Ar& ar, nq::proto::WorkBatch& m, unsigned) {
+  ar & m.batch_id & m.units;
+}
+template <class Ar>
+void serialize(Ar& ar, nq::proto::UnitResult& r, unsigned) {
+  ar & r.id & r.solutions & r.nodes & r.seconds & r.started & r.rank & r.thread & r.boards &
+      r.class_sizes & r.check;
+}
+template <class Ar>
+void serialize(Ar& ar, nq::proto::ResultBatch& m, unsigned) {
+  ar & m.batch_id & m.results;
+}
+
+}  // namespace boost::serialization
+
+namespace nq::proto {
+namespace {
+
+constexpr auto kFlags = boost::archive::no_header | boost::archive::no_tracking;
+
+template <class T>
+std::string encode_message(const T& m) {
+  std::ostringstream out;
+  {
+    boost::archive::binary_oarchive ar(out, kFlags);
+    const std::uint32_t version = kProtocolVersion;
+    ar << version << m;
+  }
+  return std::move(out).str();
+}
+
+template <class T>
+T decode_message(std::string_view bytes, const char* what) {
+  T m{};
+  try {
+    std::istringstream in{std::string(bytes)};
+    boost::archive::binary_iarchive ar(in, kFlags);
+    std::uint32_t version = 0;
+    ar >> version;
+    if (version != kProtocolVersion)
+      throw ProtocolError(std::string("proto::decode: ") + what + " has protocol version " +
+                          std::to_string(version) + ", this program speaks " +
+                          std::to_string(kProtocolVersion));
+    ar >> m;
+  } catch (const ProtocolError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw ProtocolError(std::string("proto::decode: malformed ") + what + ": " + e.what());
+  }
+  return m;
+}
+
+void fnv(std::uint64_t& h, const void* data, std::size_t size) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= p[i];
+    h *= 1099511628211ULL;
+  }
+}
+
+}  // namespace
+
+std::uint64_t result_check(const UnitResult& r) {
+  std::uint64_t h = 14695981039346656037ULL;
+  fnv(h, &r.id, sizeof r.id);
+  fnv(h, &r.solutions, sizeof r.solutions);
+  fnv(h, &r.nodes, sizeof r.nodes);
+  fnv(h, r.boards.data(), r.boards.size());
+  fnv(h, r.class_sizes.data(), r.class_sizes.size());
+  return h;
+}
+
+std::string encode(const JobSpec& m) { return encode_message(m); }
+std::string encode(const WorkBatch& m) { return encode_message(m); }
+std::string encode(const ResultBatch& m) { return encode_message(m); }
+JobSpec decode_job(std::string_view b) { return decode_message<JobSpec>(b, "job spec"); }
+WorkBatch decode_work(std::string_view b) { return decode_message<WorkBatch>(b, "work batch"); }
+ResultBatch decode_results(std::string_view b) { return decode_message<ResultBatch>(b, "result batch"); }
+
+}  // namespace nq::proto

@@ -1,0 +1,68 @@
+"""The classic behaviour and the CLI's error handling, on the real binary."""
+import json
+
+import pytest
+
+from conftest import EXIT, KNOWN, run
+
+
+def test_solve_four_prints_the_classic_matrix():
+    p = run(["solve", "4"], check=0)
+    assert p.stdout == "0 0 1 0\n1 0 0 0\n0 0 0 1\n0 1 0 0\n"
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_solve_says_so_when_no_solution_exists(n):
+    p = run(["solve", n], check=0)
+    assert p.stdout.strip() == f"No solution exists for N = {n}."
+
+
+def test_solve_all_prints_every_solution_as_valid_matrices():
+    p = run(["solve", "6", "--all"], check=0)
+    blocks = [b for b in p.stdout.strip().split("\n\n")]
+    assert blocks[-1] == "4 solutions for N = 6."
+    boards = blocks[:-1]
+    assert len(boards) == 4
+    for b in boards:
+        rows = [list(map(int, r.split())) for r in b.splitlines()]
+        cols = [r.index(1) for r in rows]
+        assert all(sum(r) == 1 for r in rows) and sorted(cols) == list(range(6))
+        assert len({r - c for r, c in enumerate(cols)}) == 6 and len({r + c for r, c in enumerate(cols)}) == 6
+
+
+def test_solve_json_lists_every_board():
+    doc = json.loads(run(["solve", "8", "--all", "--format", "json"], check=0).stdout)
+    assert doc["n"] == 8 and len(doc["solutions"]) == 92 and len({tuple(s) for s in doc["solutions"]}) == 92
+
+
+@pytest.mark.parametrize("n", [1, 8, 12])
+def test_count_prints_totals_that_match_the_table(n):
+    p = run(["count", n, "--threads", "2"], check=0)
+    assert f"total    {KNOWN[n]['total']}\n" in p.stdout
+    assert f"unique   {KNOWN[n]['unique']} " in p.stdout
+    assert "known    match" in p.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["count", "abc"], "abc"),
+    (["count", "0"], "1 to 32"),
+    (["count", "33"], "1 to 32"),
+    (["count", "-5"], "-5"),
+    (["count", "8", "--threads", "0"], "--threads"),
+    (["count", "8", "--depth", "9"], "depth 9 exceeds N = 8"),
+    (["solve", "8", "--format", "xml"], "xml"),
+    (["count", "8", "--bogus"], "--bogus"),
+    (["frobnicate"], "frobnicate"),
+    ([], "subcommand"),
+])
+def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
+    p = run(args)
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nqueens: error:") and needle in lines[0], p.stderr
+
+
+def test_help_and_version():
+    assert "count" in run(["--help"], check=0).stdout
+    assert run(["--version"], check=0).stdout.startswith("nqueens ")

@@ -1,0 +1,155 @@
+"""`nqueens run`: the distributed job under mpirun with several ranks and as one process, its
+HDF5 file, job files, and its refusals."""
+import itertools
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import EXIT, KNOWN, ROOT, attrs, board_set, run, units_table
+
+
+def brute_force(n):
+    """Independent of the C++ code: every permutation checked for diagonal attacks."""
+    return {bytes(p) for p in itertools.permutations(range(n))
+            if len({r + c for r, c in enumerate(p)}) == n and len({r - c for r, c in enumerate(p)}) == n}
+
+
+@pytest.mark.parametrize("ranks", [None, 2, 3, 4])
+def test_count_mode_same_result_every_layout(workdir, ranks):
+    out = workdir / "c.h5"
+    p = run(["run", "--n", 12, "--out", out, "--threads", 1], ranks=ranks, check=0)
+    a = attrs(out)
+    assert a["status"] == "complete" and a["format"] == "nqueens-result" and a["format_version"] == 1
+    assert a["total"] == KNOWN[12]["total"] and a["unique"] == KNOWN[12]["unique"]
+    assert a["matches_known"] == "yes" and a["ranks"] == (ranks or 1)
+    u = units_table(out)
+    assert len(u["id"]) == a["units_total"] == a["units_done"]
+    assert list(u["id"]) == list(range(a["units_total"]))          # every unit exactly once, sorted
+    assert int(np.sum(u["multiplicity"].astype(np.uint64) * u["solutions"])) == a["total"]
+    assert u["placement"].shape == (a["units_total"], 12)
+    assert f"total    {KNOWN[12]['total']}" in p.stdout and str(out) in p.stdout
+
+
+@pytest.mark.parametrize("n,ranks", [(6, 3), (8, 2), (8, 4)])
+def test_boards_mode_equals_brute_force(workdir, n, ranks):
+    out = workdir / "b.h5"
+    run(["run", "--n", n, "--mode", "boards", "--out", out], ranks=ranks, check=0)
+    with h5py.File(out, "r") as f:
+        sol = f["boards/solutions"]
+        assert sol.shape == (KNOWN[n]["total"], n) and sol.dtype == np.uint8
+        assert sol.fletcher32 and sol.shuffle and sol.compression == "gzip" and sol.chunks
+    assert board_set(out) == brute_force(n)
+
+
+def test_boards_class_mode_stores_one_board_per_class(workdir):
+    out = workdir / "k.h5"
+    run(["run", "--n", 8, "--mode", "boards", "--boards", "class", "--out", out], ranks=3, check=0)
+    with h5py.File(out, "r") as f:
+        sizes = f["boards/class_size"][()]
+        assert len(sizes) == KNOWN[8]["unique"] and int(sizes.sum()) == KNOWN[8]["total"]
+    assert attrs(out)["boards_stored"] == "class"
+
+
+def test_job_file_is_read_and_flags_override_it(workdir):
+    job = workdir / "job.toml"
+    job.write_text(f'n = 9\nmode = "count"\nout = "{workdir}/from-file.h5"\n')
+    run(["run", job, "--n", 10], ranks=2, check=0)
+    assert attrs(workdir / "from-file.h5")["total"] == KNOWN[10]["total"]
+
+
+@pytest.mark.parametrize("text,needle", [
+    ('n = 8\ncolour = "red"\n', "unknown key 'colour'"),
+    ('n = "eight"\n', "key 'n' must be an integer"),
+    ('n = 40\n', "key 'n' = 40 is outside 1..32"),
+    ('n = -3\n', "key 'n' = -3"),
+    ('n = 99999999999999999999\n', "line 1"),
+    ('mode = "count"\n', "key 'n' (the board size) is missing"),
+    ('n = 8\nmode = "fast"\n', "key 'mode' = \"fast\" is not one of count, boards"),
+    ('n = 8\ndepth = 2.5\n', "key 'depth' must be an integer"),
+    ('n = 8\nthreads = [1]\n', "key 'threads' must be an integer"),
+    ('n = 8\n[[broken\n', "line 2"),
+])
+def test_bad_job_files_are_usage_errors_naming_the_key(workdir, text, needle):
+    job = workdir / "bad.toml"
+    job.write_text(text)
+    p = run(["run", job, "--out", workdir / "x.h5"], ranks=2)
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert needle in p.stderr and str(job) in p.stderr
+    assert not (workdir / "x.h5").exists()
+
+
+def test_missing_job_file_and_directory_job_file(workdir):
+    assert run(["run", workdir / "nope.toml"]).returncode == EXIT["usage"]
+    assert run(["run", workdir]).returncode == EXIT["usage"]
+
+
+def test_complete_result_is_never_overwritten_without_force(workdir):
+    out = workdir / "r.h5"
+    run(["run", "--n", 8, "--out", out], check=0)
+    before = out.read_bytes()
+    p = run(["run", "--n", 9, "--out", out], ranks=2)
+    assert p.returncode == EXIT["refused"] and "--force" in p.stderr
+    assert out.read_bytes() == before
+    run(["run", "--n", 9, "--out", out, "--force"], ranks=2, check=0)
+    assert attrs(out)["n"] == 9
+
+
+def test_foreign_file_at_output_is_not_overwritten(workdir):
+    out = workdir / "foreign.h5"
+    with h5py.File(out, "w") as f:
+        f["data"] = np.arange(10)
+    before = out.read_bytes()
+    p = run(["run", "--n", 8, "--out", out], ranks=2)
+    assert p.returncode == EXIT["refused"] and "not a readable nqueens result file" in p.stderr
+    assert out.read_bytes() == before
+
+
+def test_output_path_that_is_a_directory_is_an_io_error(workdir):
+    p = run(["run", "--n", 8, "--out", workdir], ranks=2)
+    assert p.returncode == EXIT["io"] and "is a directory" in p.stderr
+
+
+def test_info_prints_provenance(workdir):
+    out = workdir / "i.h5"
+    run(["run", "--n", 10, "--out", out], ranks=2, check=0)
+    p = run(["info", out], check=0)
+    assert "complete" in p.stdout and str(KNOWN[10]["total"]) in p.stdout and "matches         yes" in p.stdout
+
+
+def test_info_on_a_foreign_file_is_a_bad_input_error(workdir):
+    (workdir / "t.h5").write_text("hello")
+    p = run(["info", workdir / "t.h5"])
+    assert p.returncode == EXIT["bad_input"] and "t.h5" in p.stderr
+
+
+def test_shards_merge_into_the_single_run_result(workdir):
+    single = workdir / "single.h5"
+    run(["run", "--n", 10, "--mode", "boards", "--out", single], ranks=2, check=0)
+    shards = []
+    for i in range(3):
+        s = workdir / f"s{i}.h5"
+        run(["run", "--n", 10, "--mode", "boards", "--shard", f"{i}/3", "--out", s], ranks=2, check=0)
+        assert attrs(s)["shard_count"] == 3
+        shards.append(s)
+    merged = workdir / "merged.h5"
+    gap = run(["merge", merged, shards[0], shards[2]])
+    assert gap.returncode == EXIT["refused"] and "missing" in gap.stderr
+    overlap = run(["merge", merged, shards[0], shards[0], shards[1]])
+    assert overlap.returncode == EXIT["refused"] and "twice" in overlap.stderr
+    run(["merge", merged, *shards], check=0)
+    a, b = attrs(single), attrs(merged)
+    for k in ("n", "total", "unique", "units_total", "units_done", "matches_known", "status"):
+        assert a[k] == b[k], k
+    ua, ub = units_table(single), units_table(merged)
+    for k in ("id", "placement", "multiplicity", "solutions"):
+        assert np.array_equal(ua[k], ub[k]), k
+    assert board_set(single) == board_set(merged)
+
+
+def test_merge_refuses_shards_of_different_jobs(workdir):
+    a, b = workdir / "a.h5", workdir / "b.h5"
+    run(["run", "--n", 9, "--shard", "0/2", "--out", a], check=0)
+    run(["run", "--n", 10, "--shard", "1/2", "--out", b], check=0)
+    p = run(["merge", workdir / "m.h5", a, b])
+    assert p.returncode == EXIT["refused"] and "n = 10" in p.stderr

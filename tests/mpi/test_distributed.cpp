@@ -1,0 +1,103 @@
+// The master/worker runtime under mpiexec (2, 3, 4 ranks): every unit counted once, totals and
+// board sets equal to the core solver's. Each TEST is collective: rank 0 is the master.
+#include <gtest/gtest.h>
+#include <map>
+#include <set>
+#include "core/boards.h"
+#include "core/known_counts.h"
+#include "mpi_support.h"
+
+using namespace nq;
+
+namespace {
+
+struct Collect : dist::MasterHooks {
+  std::map<std::uint64_t, proto::UnitResult> results;
+  std::map<std::uint64_t, core::WorkUnit> units;
+  int duplicates = 0;
+  void on_results(const proto::ResultBatch& rb, const std::vector<core::WorkUnit>& us) override {
+    for (std::size_t i = 0; i < us.size(); ++i) {
+      duplicates += !results.emplace(rb.results[i].id, rb.results[i]).second;
+      units.emplace(us[i].id, us[i]);
+    }
+  }
+  void on_rejected(int, const std::string& why) override { ADD_FAILURE() << why; }
+  void on_progress(const dist::MasterProgress&) override {}
+  bool stop_requested() override { return false; }
+};
+
+proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set = core::BoardSet::all) {
+  proto::JobSpec job;
+  job.n = n;
+  job.depth = depth;
+  job.boards = boards;
+  job.board_set = set;
+  job.threads_per_worker = 2;
+  return job;
+}
+
+// Runs one job on all ranks; rank 0 gets the collected results.
+Collect run(const proto::JobSpec& job, const dist::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
+  Collect c;
+  const auto& mpi = test::mpi();
+  if (mpi.rank() == 0) {
+    const core::UnitPlan plan(job.n, job.depth, job.symmetry);
+    std::uint64_t to_do = 0;
+    for (const auto& u : plan.units()) to_do += !skip(u.id);
+    dist::run_master(mpi, job, skip, to_do, c, 3600);
+  } else {
+    dist::run_worker(mpi);
+  }
+  return c;
+}
+
+}  // namespace
+
+TEST(Distributed, CountsEqualCoreSolverForEveryUnitUpToFourteen) {
+  for (int n = 1; n <= 14; ++n) {
+    const int depth = std::min(n, n <= 10 ? 2 : 3);
+    const auto c = run(job_for(n, depth));
+    if (test::mpi().rank() != 0) continue;
+    const core::UnitPlan plan(n, depth);
+    ASSERT_EQ(c.results.size(), plan.size()) << n;
+    EXPECT_EQ(c.duplicates, 0);
+    core::Count total = 0;
+    for (const auto& u : plan.units()) {
+      ASSERT_TRUE(c.results.count(u.id)) << "unit " << u.id << " missing, n=" << n;
+      EXPECT_EQ(c.results.at(u.id).solutions, plan.count(u).solutions) << "unit " << u.id;
+      total += u.multiplicity * c.results.at(u.id).solutions;
+    }
+    EXPECT_EQ(total, core::known_counts(n)->total) << n;
+  }
+}
+
+TEST(Distributed, BoardsModeSetEqualsCoreBoardsForAllAndClassSets) {
+  for (auto set : {core::BoardSet::all, core::BoardSet::classes}) {
+    for (int n : {6, 8, 10}) {
+      const auto c = run(job_for(n, 2, true, set));
+      if (test::mpi().rank() != 0) continue;
+      std::multiset<core::Board> got;
+      for (const auto& [id, r] : c.results)
+        for (std::size_t b = 0; b < r.boards.size(); b += n) got.emplace(r.boards.begin() + b, r.boards.begin() + b + n);
+      std::multiset<core::Board> expected;
+      core::visit_plan_boards(core::UnitPlan(n, 2), set, [&](core::BoardView b, int) { expected.emplace(b.begin(), b.end()); });
+      EXPECT_EQ(got, expected) << "n=" << n << " set=" << core::to_string(set);
+      EXPECT_EQ(got.size(), set == core::BoardSet::all ? core::known_counts(n)->total : core::known_counts(n)->unique);
+    }
+  }
+}
+
+TEST(Distributed, MoreWorkersThanUnitsTerminates) {
+  const auto c = run(job_for(4, 1));   // 2 units for up to 3 workers x 2 threads
+  if (test::mpi().rank() == 0) {
+    EXPECT_EQ(c.results.size(), 2u);
+  }
+}
+
+TEST(Distributed, SkippedUnitsAreNotComputedAndTheRestAre) {
+  const auto skip = [](std::uint64_t id) { return id % 3 == 0; };
+  const auto c = run(job_for(11, 3), skip);
+  if (test::mpi().rank() != 0) return;
+  const core::UnitPlan plan(11, 3);
+  for (const auto& u : plan.units()) EXPECT_EQ(c.results.count(u.id), skip(u.id) ? 0u : 1u) << u.id;
+}
