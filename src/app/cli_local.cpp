@@ -34,7 +34,7 @@ void add_solve_command(CLI::App& cli, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("solve", "Print the first solution (or all) for an N x N board");
-  cmd->add_option("N", o->n, "board size, 1..32")->required()->check(CLI::Range(1, core::kMaxN));
+  cmd->add_option("N", o->n, "board size, 1..32")->required()->check(board_size());
   cmd->add_flag("--all", o->all, "print every solution, in column-by-column order");
   cmd->add_option("--format", o->format, "matrix (0/1 rows), columns ([c0, c1, ...]) or json")
       ->check(CLI::IsMember({"matrix", "columns", "json"}));
@@ -66,11 +66,11 @@ void add_count_command(CLI::App& cli, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("count", "Count all and unique solutions on this machine (threads)");
-  cmd->add_option("N", o->n, "board size, 1..32")->required()->check(CLI::Range(1, core::kMaxN));
+  cmd->add_option("N", o->n, "board size, 1..32")->required()->check(board_size());
   cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--depth", o->depth, "rows per work unit (default: chosen from N and threads)")
-      ->check(CLI::Range(1, core::kMaxN));
+      ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   cmd->callback([o, &run] {
     run = [o] {

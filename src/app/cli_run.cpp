@@ -24,14 +24,14 @@ void add_run_command(CLI::App& cli, Runner& run) {
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("run", "Run the distributed job (under mpirun/srun, or as one process)");
   cmd->add_option("JOB", o->job_file, "job file (TOML, see jobs/); flags override its values");
-  cmd->add_option("--n", o->n, "board size, 1..32")->check(CLI::Range(1, core::kMaxN));
+  cmd->add_option("--n", o->n, "board size, 1..32")->check(board_size());
   cmd->add_option("--mode", o->mode, "count (totals) or boards (store every solution)")
       ->check(CLI::IsMember({"count", "boards"}));
   cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5");
   cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
-      ->check(CLI::Range(1, core::kMaxN));
+      ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: the node's cores)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
       ->check(CLI::IsMember({"all", "class"}));
   cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: mirror or none")

@@ -8,6 +8,11 @@ namespace nq::app {
 
 using Runner = std::function<int()>;
 
+// Checks a whole number in [lo, hi]: "board size must be a whole number from 1 to 32, got 'abc'".
+CLI::Validator whole_number(const std::string& what, long long lo, long long hi);
+// The board size N, 1..32.
+CLI::Validator board_size();
+
 void add_solve_command(CLI::App& cli, Runner& run);
 void add_count_command(CLI::App& cli, Runner& run);
 void add_run_command(CLI::App& cli, Runner& run);

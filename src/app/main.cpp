@@ -5,9 +5,33 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "core/symmetry.h"
+#include "core/types.h"
 #include "proto/messages.h"
 #include "store/errors.h"
 #include "core/version.h"
+
+namespace nq::app {
+
+CLI::Validator whole_number(const std::string& what, long long lo, long long hi) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(s, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == s.size() && !s.empty() && v >= lo && v <= hi) return {};
+        return what + " must be a whole number from " + std::to_string(lo) + " to " +
+               std::to_string(hi) + ", got '" + s + "'";
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::kMaxN); }
+
+}  // namespace nq::app
 
 int main(int argc, char** argv) {
   using namespace nq::app;
@@ -21,6 +45,19 @@ int main(int argc, char** argv) {
   add_run_command(cli, run);
   add_info_command(cli, run);
   add_merge_command(cli, run);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "nqueens: error: unknown command '" << argv[1] << "' (commands: " << names
+                << "; see nqueens --help)\n";
+      return kUsage;
+    }
+  }
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,4 +1,5 @@
 #include "app/run_job.h"
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -105,7 +106,8 @@ proto::JobSpec MasterSession::prepare() {
   if (c_.force) fs::remove(journal_path, ec);
 
   const auto symmetry = core::symmetry_from_string(c_.symmetry);
-  if (!c_.depth) c_.depth = core::default_depth(c_.n, kDefaultMinUnits, symmetry);
+  // Small boards need no fine split: at most N - 4 pre-placed rows keeps units meaningful.
+  if (!c_.depth) c_.depth = std::min(core::default_depth(c_.n, kDefaultMinUnits, symmetry), std::max(1, c_.n - 4));
   plan_.emplace(c_.n, c_.depth, symmetry);
   units_total_ = plan_->size();
   for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);

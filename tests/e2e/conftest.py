@@ -69,9 +69,9 @@ def wait_for_journal_records(journal: Path, min_bytes: int, proc, timeout=120):
 
 
 def rank_pids(proc):
-    """PIDs of the nqueens ranks started by `proc` (mpirun), master first (lowest pid)."""
-    out = subprocess.run(["pgrep", "-g", str(os.getpgid(proc.pid)), "-f", BIN], capture_output=True, text=True).stdout
-    return sorted(int(p) for p in out.split() if int(p) != proc.pid)
+    """PIDs of the nqueens ranks that `proc` (mpirun) started: its child processes."""
+    out = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout
+    return sorted(int(p) for p in out.split())
 
 
 def attrs(path):
