@@ -1,0 +1,464 @@
+#include "store/journal.h"
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <boost/crc.hpp>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include "store/fs.h"
+
+namespace nq::store {
+namespace {
+
+constexpr char kSignature[8] = {'N', 'Q', 'J', 'O', 'U', 'R', 'N', 'L'};
+constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kRecordMagic = 0x4E514A52;
+constexpr std::size_t kFrame = 12;         // magic + length + crc
+constexpr std::size_t kFixedPayload = 92;  // payload bytes before the boards
+constexpr std::size_t kBufferLimit = 1 << 20;
+constexpr std::uint32_t kMaxKey = 1 << 16;
+
+std::uint32_t crc32(const std::uint8_t* p, std::size_t n) {
+  boost::crc_32_type c;
+  c.process_bytes(p, n);
+  return c.checksum();
+}
+
+// Little-endian encoding into a byte vector.
+struct Encoder {
+  std::vector<std::uint8_t> out;
+  template <class T>
+  void put(T v) {
+    static_assert(std::is_integral_v<T>);
+    using U = std::make_unsigned_t<T>;
+    const auto u = static_cast<U>(v);
+    for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<std::uint8_t>(u >> (8 * i)));
+  }
+  void put_f64(double d) { put(std::bit_cast<std::uint64_t>(d)); }
+  void put_bytes(const std::uint8_t* p, std::size_t n) { out.insert(out.end(), p, p + n); }
+  void put_string(const std::string& s) {
+    if (s.size() > 0xFFFF) throw std::invalid_argument("store::journal: key string longer than 65535 bytes");
+    put(static_cast<std::uint16_t>(s.size()));
+    put_bytes(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+  }
+};
+
+// Little-endian decoding; `ok` turns false (and values read as 0) past the end.
+struct Decoder {
+  const std::uint8_t* p;
+  std::size_t left;
+  bool ok = true;
+  template <class T>
+  T get() {
+    using U = std::make_unsigned_t<T>;
+    if (left < sizeof(T)) {
+      ok = false;
+      left = 0;
+      return 0;
+    }
+    U u = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) u = static_cast<U>(u | (U{p[i]} << (8 * i)));
+    p += sizeof(T);
+    left -= sizeof(T);
+    return static_cast<T>(u);
+  }
+  double get_f64() { return std::bit_cast<double>(get<std::uint64_t>()); }
+  std::string get_string() {
+    const auto n = get<std::uint16_t>();
+    if (left < n) {
+      ok = false;
+      left = 0;
+      return {};
+    }
+    std::string s(reinterpret_cast<const char*>(p), n);
+    p += n;
+    left -= n;
+    return s;
+  }
+};
+
+std::vector<std::uint8_t> encode_key(const JournalKey& k) {
+  Encoder e;
+  e.put(static_cast<std::int32_t>(k.n));
+  e.put(static_cast<std::int32_t>(k.depth));
+  e.put(static_cast<std::int32_t>(k.shard_index));
+  e.put(static_cast<std::int32_t>(k.shard_count));
+  e.put(k.units_total);
+  e.put_string(k.mode);
+  e.put_string(k.boards_stored);
+  e.put_string(k.symmetry);
+  e.put_string(k.program_version);
+  return std::move(e.out);
+}
+
+std::optional<JournalKey> decode_key(const std::uint8_t* p, std::size_t n) {
+  Decoder d{p, n};
+  JournalKey k;
+  k.n = d.get<std::int32_t>();
+  k.depth = d.get<std::int32_t>();
+  k.shard_index = d.get<std::int32_t>();
+  k.shard_count = d.get<std::int32_t>();
+  k.units_total = d.get<std::uint64_t>();
+  k.mode = d.get_string();
+  k.boards_stored = d.get_string();
+  k.symmetry = d.get_string();
+  k.program_version = d.get_string();
+  if (!d.ok || d.left != 0) return std::nullopt;
+  return k;
+}
+
+// "n is 14 in the journal, 15 now; depth is ..." for every field that differs.
+std::string key_differences(const JournalKey& file, const JournalKey& now) {
+  std::string out;
+  auto field = [&](const char* name, const auto& a, const auto& b) {
+    if (a == b) return;
+    auto str = [](const auto& v) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return "'" + v + "'";
+      else return std::to_string(v);
+    };
+    if (!out.empty()) out += "; ";
+    out += std::string(name) + " is " + str(a) + " in the journal, " + str(b) + " now";
+  };
+  field("n", file.n, now.n);
+  field("mode", file.mode, now.mode);
+  field("boards_stored", file.boards_stored, now.boards_stored);
+  field("depth", file.depth, now.depth);
+  field("symmetry", file.symmetry, now.symmetry);
+  field("shard_index", file.shard_index, now.shard_index);
+  field("shard_count", file.shard_count, now.shard_count);
+  field("units_total", file.units_total, now.units_total);
+  field("program_version", file.program_version, now.program_version);
+  return out;
+}
+
+// The fixed part of a payload.
+std::array<std::uint8_t, kFixedPayload> encode_fixed(const UnitRecord& u, std::uint32_t k, std::uint32_t c) {
+  Encoder e;
+  e.out.reserve(kFixedPayload);
+  e.put(u.id);
+  e.put_bytes(u.placement.data(), u.placement.size());
+  e.put(u.multiplicity);
+  e.put(u.solutions);
+  e.put(u.nodes);
+  e.put_f64(u.seconds);
+  e.put_f64(u.started);
+  e.put(u.rank);
+  e.put(u.thread);
+  e.put(k);
+  e.put(c);
+  std::array<std::uint8_t, kFixedPayload> a{};
+  std::copy(e.out.begin(), e.out.end(), a.begin());
+  return a;
+}
+
+struct Fixed {
+  UnitRecord unit;
+  std::uint32_t k = 0, c = 0;
+};
+Fixed decode_fixed(const std::uint8_t* p) {
+  Decoder d{p, kFixedPayload};
+  Fixed f;
+  f.unit.id = d.get<std::uint64_t>();
+  std::copy_n(d.p, f.unit.placement.size(), f.unit.placement.begin());
+  d.p += f.unit.placement.size();
+  d.left -= f.unit.placement.size();
+  f.unit.multiplicity = d.get<std::uint32_t>();
+  f.unit.solutions = d.get<std::uint64_t>();
+  f.unit.nodes = d.get<std::uint64_t>();
+  f.unit.seconds = d.get_f64();
+  f.unit.started = d.get_f64();
+  f.unit.rank = d.get<std::int32_t>();
+  f.unit.thread = d.get<std::int32_t>();
+  f.k = d.get<std::uint32_t>();
+  f.c = d.get<std::uint32_t>();
+  return f;
+}
+
+std::uint32_t get_u32(const std::uint8_t* p) {
+  Decoder d{p, 4};
+  return d.get<std::uint32_t>();
+}
+
+// Reads exactly n bytes at off; false at end of file. CorruptJournal on a read error.
+bool pread_exact(int fd, void* buf, std::size_t n, std::uint64_t off, const std::string& path) {
+  auto* p = static_cast<char*>(buf);
+  while (n > 0) {
+    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(off));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      throw CorruptJournal("store::journal: cannot read " + path + ": " + fs::errno_text(errno));
+    }
+    if (r == 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+    off += static_cast<std::uint64_t>(r);
+  }
+  return true;
+}
+
+// A record that checked out: its unit, its size in the file, and (if asked) its payload.
+struct Probe {
+  Fixed fixed;
+  std::uint64_t size = 0;
+};
+
+// Checks the record at `off` (frame, length, crc, payload structure) without trusting anything
+// in it. The payload is read into `payload` (one record's worth of memory).
+std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, std::uint64_t end,
+                           const JournalKey& key, std::vector<std::uint8_t>& payload) {
+  if (off > end || end - off < kFrame + kFixedPayload) return std::nullopt;
+  std::uint8_t head[8];
+  if (!pread_exact(fd, head, 8, off, path)) return std::nullopt;
+  if (get_u32(head) != kRecordMagic) return std::nullopt;
+  const std::uint64_t len = get_u32(head + 4);
+  if (len < kFixedPayload || len > end - off - kFrame) return std::nullopt;
+  payload.resize(static_cast<std::size_t>(len) + 4);
+  if (!pread_exact(fd, payload.data(), payload.size(), off + 8, path)) return std::nullopt;
+  if (crc32(payload.data(), len) != get_u32(payload.data() + len)) return std::nullopt;
+  payload.resize(static_cast<std::size_t>(len));
+  Probe pr{decode_fixed(payload.data()), kFrame + len};
+  const std::uint64_t k = pr.fixed.k, c = pr.fixed.c;
+  const bool boards = key.boards_stored != "none", classes = key.boards_stored == "class";
+  if (len != kFixedPayload + k * static_cast<std::uint64_t>(key.n) + c) return std::nullopt;
+  if ((!boards && k != 0) || c != (classes ? k : 0)) return std::nullopt;
+  return pr;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+Journal::Journal(const std::string& path, const JournalKey& key) : path_(path), key_(key) {
+  if (key.n < 1 || key.n > core::kMaxN)
+    throw std::invalid_argument("store::journal: board size " + std::to_string(key.n) + " is outside 1.." +
+                                std::to_string(core::kMaxN));
+  if (key.boards_stored != "none" && key.boards_stored != "all" && key.boards_stored != "class")
+    throw std::invalid_argument("store::journal: boards_stored must be none, all or class, not '" +
+                                key.boards_stored + "'");
+  if (fs::is_directory(path_)) throw WriteError("store::journal: " + path_ + ": is a directory");
+  if (!fs::exists(path_)) create_file(key);
+  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) throw WriteError("store::journal: cannot open " + path_ + ": " + fs::errno_text(errno));
+  try {
+    // Two processes appending to one journal would interleave records.
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+      throw WriteError("store::journal: " + path_ + " is in use by another process");
+    read_header(key);
+    scan();
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
+}
+
+Journal::~Journal() {
+  if (fd_ < 0) return;
+  if (!failed_) {
+    try {
+      flush();
+    } catch (...) {   // the torn tail, if any, is cut off when the journal is reopened
+    }
+  }
+  ::close(fd_);
+}
+
+void Journal::create_file(const JournalKey& key) {
+  const std::string dir = fs::parent_dir(path_);
+  if (!fs::is_directory(dir))
+    throw WriteError("store::journal: " + path_ + ": directory " + dir + " does not exist");
+  Encoder e;
+  e.put_bytes(reinterpret_cast<const std::uint8_t*>(kSignature), sizeof kSignature);
+  const auto k = encode_key(key);
+  e.put(kVersion);
+  e.put(static_cast<std::uint32_t>(k.size()));
+  e.put_bytes(k.data(), k.size());
+  e.put(crc32(e.out.data() + 8, e.out.size() - 8));
+  const std::string tmp = path_ + ".tmp-" + std::to_string(::getpid());
+  fs::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!fd) throw WriteError("store::journal: cannot create " + tmp + ": " + fs::errno_text(errno));
+  try {
+    fs::write_all(fd.get(), e.out.data(), e.out.size(), "store::journal", tmp);
+    if (::fsync(fd.get()) != 0) throw WriteError("store::journal: " + tmp + ": " + fs::errno_text(errno));
+    fd.reset();
+    fs::rename_file(tmp, path_, "store::journal");
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  fs::fsync_dir(dir, "store::journal");
+}
+
+void Journal::read_header(const JournalKey& key) {
+  auto not_journal = [&](const std::string& why) {
+    throw CorruptJournal("store::journal: not an nqueens journal: " + path_ + " (" + why + ")");
+  };
+  std::uint8_t head[16];
+  if (!pread_exact(fd_, head, sizeof head, 0, path_)) not_journal("too short");
+  if (std::memcmp(head, kSignature, sizeof kSignature) != 0) not_journal("no journal signature");
+  const std::uint32_t version = get_u32(head + 8);
+  if (version != kVersion)
+    throw CorruptJournal("store::journal: " + path_ + ": unsupported journal version " + std::to_string(version));
+  const std::uint32_t klen = get_u32(head + 12);
+  if (klen > kMaxKey) not_journal("damaged header");
+  std::vector<std::uint8_t> buf(8 + klen + 4);
+  if (!pread_exact(fd_, buf.data(), buf.size(), 8, path_)) not_journal("damaged header");
+  if (crc32(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
+  const auto file_key = decode_key(buf.data() + 8, klen);
+  if (!file_key) not_journal("damaged header");
+  if (!(*file_key == key))
+    throw ParameterMismatch("store::journal: " + path_ + " belongs to another job: " +
+                            key_differences(*file_key, key));
+  data_start_ = 16 + klen + 4;
+}
+
+void Journal::scan() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path_ + ": " + fs::errno_text(errno));
+  const auto end = static_cast<std::uint64_t>(st.st_size);
+  std::vector<std::uint8_t> payload;
+  std::uint64_t off = data_start_;
+  while (off < end) {
+    if (auto pr = probe(fd_, path_, off, end, key_, payload)) {
+      recovered_.push_back(pr->fixed.unit);
+      off += pr->size;
+      continue;
+    }
+    // A bad record: harmless only if nothing valid follows it (a write torn by a crash).
+    // Try where its own length says the next record starts, then every later magic.
+    bool valid_after = false;
+    std::uint8_t head[8];
+    if (pread_exact(fd_, head, 8, off, path_)) {
+      const std::uint64_t next = off + kFrame + get_u32(head + 4);
+      valid_after = next < end && probe(fd_, path_, next, end, key_, payload).has_value();
+    }
+    std::vector<std::uint8_t> block;
+    for (std::uint64_t pos = off + 1; !valid_after && pos + 4 <= end;) {
+      const std::uint64_t n = std::min<std::uint64_t>(kBufferLimit, end - pos);
+      block.resize(static_cast<std::size_t>(n));
+      if (!pread_exact(fd_, block.data(), block.size(), pos, path_)) break;
+      for (std::size_t i = 0; i + 4 <= block.size() && !valid_after; ++i)
+        if (get_u32(block.data() + i) == kRecordMagic)
+          valid_after = probe(fd_, path_, pos + i, end, key_, payload).has_value();
+      pos += n - 3;   // overlap: a magic may straddle two blocks (n >= 4 here)
+    }
+    if (valid_after)
+      throw CorruptJournal("store::journal: " + path_ + ": corrupt record at byte offset " + std::to_string(off) +
+                           " followed by valid records");
+    if (::ftruncate(fd_, static_cast<off_t>(off)) != 0 || ::fsync(fd_) != 0)
+      throw WriteError("store::journal: cannot cut the torn tail of " + path_ + ": " + fs::errno_text(errno));
+    dropped_tail_bytes_ = end - off;
+    break;
+  }
+  file_end_ = off;
+}
+
+void Journal::check_usable() const {
+  if (removed_ || fd_ < 0) throw std::logic_error("store::journal: " + path_ + " was removed");
+  if (failed_) throw WriteError("store::journal: " + path_ + ": an earlier write failed");
+}
+
+void Journal::flush() const {
+  if (buffer_.empty()) return;
+  try {
+    fs::write_all(fd_, buffer_.data(), buffer_.size(), "store::journal: cannot write", path_);
+  } catch (...) {
+    failed_ = true;
+    throw;
+  }
+  file_end_ += buffer_.size();
+  buffer_.clear();
+}
+
+void Journal::put(const std::uint8_t* data, std::size_t size) const {
+  if (buffer_.size() + size > kBufferLimit) flush();
+  if (size >= kBufferLimit) {   // a big record goes straight to the file
+    try {
+      fs::write_all(fd_, data, size, "store::journal: cannot write", path_);
+    } catch (...) {
+      failed_ = true;
+      throw;
+    }
+    file_end_ += size;
+    return;
+  }
+  buffer_.insert(buffer_.end(), data, data + size);
+}
+
+void Journal::append(const UnitRecord& u, std::span<const std::uint8_t> boards,
+                     std::span<const std::uint8_t> class_sizes) {
+  check_usable();
+  const auto n = static_cast<std::size_t>(key_.n);
+  const std::size_t k = boards.size() / n;
+  auto bad = [&](const std::string& what) {
+    throw std::invalid_argument("store::journal: unit " + std::to_string(u.id) + ": " + what);
+  };
+  if (key_.boards_stored == "none" && (!boards.empty() || !class_sizes.empty()))
+    bad("boards given but boards_stored is none");
+  if (boards.size() % n != 0) bad(std::to_string(boards.size()) + " columns is not a whole number of boards");
+  if (class_sizes.size() != (key_.boards_stored == "class" ? k : 0))
+    bad(std::to_string(class_sizes.size()) + " class sizes for " + std::to_string(k) + " boards with boards_stored = " +
+        key_.boards_stored);
+  const std::uint64_t len = kFixedPayload + boards.size() + class_sizes.size();
+  if (len > std::numeric_limits<std::uint32_t>::max() - kFrame) bad("record larger than 4 GiB");
+
+  const auto fixed = encode_fixed(u, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(class_sizes.size()));
+  boost::crc_32_type crc;
+  crc.process_bytes(fixed.data(), fixed.size());
+  crc.process_bytes(boards.data(), boards.size());
+  crc.process_bytes(class_sizes.data(), class_sizes.size());
+  Encoder head;
+  head.put(kRecordMagic);
+  head.put(static_cast<std::uint32_t>(len));
+  Encoder tail;
+  tail.put(static_cast<std::uint32_t>(crc.checksum()));
+  put(head.out.data(), head.out.size());
+  put(fixed.data(), fixed.size());
+  put(boards.data(), boards.size());
+  put(class_sizes.data(), class_sizes.size());
+  put(tail.out.data(), tail.out.size());
+}
+
+void Journal::sync() {
+  check_usable();
+  flush();
+  if (::fdatasync(fd_) != 0) {
+    failed_ = true;
+    throw WriteError("store::journal: cannot sync " + path_ + ": " + fs::errno_text(errno));
+  }
+}
+
+void Journal::for_each_record(const RecordFn& f) const {
+  check_usable();
+  flush();
+  std::vector<std::uint8_t> payload;
+  for (std::uint64_t off = data_start_; off < file_end_;) {
+    const auto pr = probe(fd_, path_, off, file_end_, key_, payload);
+    if (!pr)
+      throw CorruptJournal("store::journal: " + path_ + ": record at byte offset " + std::to_string(off) +
+                           " changed since it was written");
+    const std::size_t nb = std::size_t{pr->fixed.k} * static_cast<std::size_t>(key_.n);
+    const std::span<const std::uint8_t> all(payload);
+    f(pr->fixed.unit, all.subspan(kFixedPayload, nb), all.subspan(kFixedPayload + nb, pr->fixed.c));
+    off += pr->size;
+  }
+}
+
+void Journal::remove() {
+  if (removed_) return;
+  buffer_.clear();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  removed_ = true;
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
+    throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(errno));
+}
+
+}  // namespace nq::store

@@ -1,0 +1,117 @@
+// The restart journal: an append-only file holding one record per finished work unit (with its
+// boards in boards mode), so a run killed at any point resumes without redoing finished units.
+// Used by the master (app) only; a Journal object is used by one thread at a time.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+#include "store/errors.h"
+#include "store/unit_record.h"
+
+namespace nq::store {
+
+// The job parameters a journal belongs to; resuming with any other value is refused.
+struct JournalKey {
+  int n = 0;
+  std::string mode, boards_stored;   // count|boards; none|all|class
+  int depth = 0;
+  std::string symmetry;
+  int shard_index = 0, shard_count = 1;
+  std::uint64_t units_total = 0;
+  std::string program_version;
+
+  bool operator==(const JournalKey&) const = default;
+};
+
+// File layout (all integers little-endian; crc32 = CRC-32/ISO-HDLC as zlib, boost::crc_32_type):
+//
+//   header                                   record (repeated to the end of the file)
+//   | off  | size | field                |   | off | size | field                          |
+//   |------|------|----------------------|   |-----|------|--------------------------------|
+//   | 0    | 8    | "NQJOURNL"           |   | 0   | 4    | magic 0x4E514A52               |
+//   | 8    | 4    | version u32 = 1      |   | 4   | 4    | payload length P u32           |
+//   | 12   | 4    | key length K u32     |   | 8   | P    | payload                        |
+//   | 16   | K    | key                  |   | 8+P | 4    | crc32 of the payload           |
+//   | 16+K | 4    | crc32 of bytes 8..16+K |
+//
+//   key                                      payload
+//   | off | size | field                 |   | off | size | field                           |
+//   |-----|------|-----------------------|   |-----|------|---------------------------------|
+//   | 0   | 4    | n i32                 |   | 0   | 8    | id u64                          |
+//   | 4   | 4    | depth i32             |   | 8   | 32   | placement (0xFF = empty row)    |
+//   | 8   | 4    | shard_index i32       |   | 40  | 4    | multiplicity u32                |
+//   | 12  | 4    | shard_count i32       |   | 44  | 8    | solutions u64                   |
+//   | 16  | 8    | units_total u64       |   | 52  | 8    | nodes u64                       |
+//   | 24  | ...  | mode, boards_stored,  |   | 60  | 8    | seconds f64                     |
+//   |     |      | symmetry,             |   | 68  | 8    | started f64                     |
+//   |     |      | program_version: each |   | 76  | 4    | rank i32                        |
+//   |     |      | u16 length + bytes    |   | 80  | 4    | thread i32                      |
+//                                            | 84  | 4    | k = boards u32                  |
+//                                            | 88  | 4    | c = class sizes u32 (0 or k)    |
+//                                            | 92  | k*n  | boards, n columns each          |
+//                                            | ... | c    | class sizes                     |
+// Invariants:
+//   1. The header is written to a temporary file and renamed into place: it is never torn.
+//   2. Records are only appended; after open() the file ends with a complete, valid record
+//      (a torn tail is truncated), so appends never follow garbage.
+//   3. P == 92 + k*n + c; c == k in class mode, else 0; k == 0 when boards_stored is none.
+class Journal {
+ public:
+  using RecordFn = std::function<void(const UnitRecord&, std::span<const std::uint8_t> boards,
+                                      std::span<const std::uint8_t> class_sizes)>;
+
+  // Opens PATH for appending (taking an exclusive flock), creating it with `key` if missing.
+  // An existing journal's key must equal `key`, else ParameterMismatch naming every differing
+  // field with both values. Records are scanned: a torn tail (truncated or garbled last record)
+  // is cut off (the file is truncated) and reported by dropped_tail_bytes(); a bad record
+  // followed by a valid one -> CorruptJournal naming its byte offset; not a journal at all ->
+  // CorruptJournal. WriteError if the file cannot be created/written or is locked by another
+  // process. std::invalid_argument for a key with n outside 1..32 or boards_stored not
+  // none/all/class.
+  Journal(const std::string& path, const JournalKey& key);
+  ~Journal();   // flushes the buffer (best effort, no fsync)
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Unit records found on open, in file order (boards not loaded).
+  const std::vector<UnitRecord>& recovered() const { return recovered_; }
+  std::uint64_t dropped_tail_bytes() const { return dropped_tail_bytes_; }
+
+  // Buffered append of one unit: `boards` holds k*n columns (empty in count mode), class_sizes k
+  // sizes in class mode (empty otherwise). WriteError if a buffer flush fails; after any
+  // WriteError the journal refuses further appends (reopen it: the torn tail is cut off then).
+  void append(const UnitRecord& u, std::span<const std::uint8_t> boards,
+              std::span<const std::uint8_t> class_sizes);
+  // Writes the buffer and fdatasyncs: after it returns, every appended record survives a crash.
+  // WriteError on ENOSPC/EFBIG/EIO etc.
+  void sync();
+  // Calls f for every record (recovered and appended), in file order, one record in memory at
+  // a time. Flushes the buffer first (WriteError). CorruptJournal if the file changed under us.
+  void for_each_record(const RecordFn& f) const;
+  // Deletes the file (once a complete result was committed). The object is unusable afterwards.
+  void remove();
+
+ private:
+  void create_file(const JournalKey& key);
+  void read_header(const JournalKey& key);
+  void scan();
+  void put(const std::uint8_t* data, std::size_t size) const;
+  void flush() const;
+  void check_usable() const;
+
+  std::string path_;
+  JournalKey key_;
+  int fd_ = -1;
+  std::uint64_t data_start_ = 0;   // first record
+  mutable std::uint64_t file_end_ = 0;   // bytes in the file (the buffer not included)
+  mutable std::vector<std::uint8_t> buffer_;
+  mutable bool failed_ = false;
+  bool removed_ = false;
+  std::vector<UnitRecord> recovered_;
+  std::uint64_t dropped_tail_bytes_ = 0;
+};
+
+}  // namespace nq::store

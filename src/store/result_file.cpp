@@ -1,0 +1,668 @@
+// HDF5 result file: layout and the code that writes and reads it. The schema (names, types,
+// shapes, meanings) is the table in docs/contract.md; this file is its only implementation.
+//
+//   /            root attributes: format, format_version, then every RunInfo field (attribute_fields)
+//   /units/      id u64 (U) | placement u8 (U,N) | multiplicity u32 | solutions u64 | nodes u64 |
+//                seconds f64 | started f64 | rank i32 | thread i32          chunks of 4096 rows
+//   /boards/     solutions u8 (S,N) | class_size u8 (S) [class only] | unit u64 (S)   chunks of 65536 rows
+// Every dataset: chunked, extendible (max rows unlimited), shuffle + deflate level 4 + fletcher32.
+// Strings: fixed-length, NULLPAD, ASCII (UTF-8 if non-ASCII).
+// Default (earliest) file format bounds so h5py 3.7 / h5dump 1.10 / HDF5 1.8 read the files.
+#include "store/result_file.h"
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include "store/fs.h"
+#include "store/h5.h"
+
+namespace nq::store {
+namespace {
+
+constexpr const char* kFormat = "nqueens-result";
+constexpr std::int32_t kFormatVersion = 1;
+constexpr hsize_t kUnitChunkRows = 4096;
+constexpr hsize_t kBoardChunkRows = 65536;   // 1 MiB of boards per chunk at N = 16
+constexpr unsigned kDeflateLevel = 4;
+
+// C++ type -> HDF5 memory type and (little-endian, fixed-width) file type.
+template <class T>
+struct H5Type;
+template <>
+struct H5Type<std::uint8_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT8; }
+  static hid_t file() { return H5T_STD_U8LE; }
+};
+template <>
+struct H5Type<std::uint32_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT32; }
+  static hid_t file() { return H5T_STD_U32LE; }
+};
+template <>
+struct H5Type<std::int32_t> {
+  static hid_t mem() { return H5T_NATIVE_INT32; }
+  static hid_t file() { return H5T_STD_I32LE; }
+};
+template <>
+struct H5Type<std::uint64_t> {
+  static hid_t mem() { return H5T_NATIVE_UINT64; }
+  static hid_t file() { return H5T_STD_U64LE; }
+};
+template <>
+struct H5Type<std::int64_t> {
+  static hid_t mem() { return H5T_NATIVE_INT64; }
+  static hid_t file() { return H5T_STD_I64LE; }
+};
+template <>
+struct H5Type<double> {
+  static hid_t mem() { return H5T_NATIVE_DOUBLE; }
+  static hid_t file() { return H5T_IEEE_F64LE; }
+};
+
+// The one list of root attributes (besides format/format_version), in contract order. `f` is
+// called with (name, member) for a RunInfo or a const RunInfo.
+template <class Info, class F>
+void attribute_fields(Info& r, F&& f) {
+  f("program_version", r.program_version);
+  f("git_commit", r.git_commit);
+  f("n", r.n);
+  f("mode", r.mode);
+  f("boards_stored", r.boards_stored);
+  f("depth", r.depth);
+  f("symmetry", r.symmetry);
+  f("ranks", r.ranks);
+  f("threads", r.threads);
+  f("hosts", r.hosts);
+  f("start_time", r.start_time);
+  f("end_time", r.end_time);
+  f("wall_seconds", r.wall_seconds);
+  f("status", r.status);
+  f("units_total", r.units_total);
+  f("units_done", r.units_done);
+  f("shard_index", r.shard_index);
+  f("shard_count", r.shard_count);
+  f("total", r.total);
+  f("unique", r.unique);
+  f("rot180_fixed", r.rot180_fixed);
+  f("rot90_fixed", r.rot90_fixed);
+  f("known_total", r.known_total);
+  f("known_unique", r.known_unique);
+  f("matches_known", r.matches_known);
+}
+static_assert(sizeof(int) == sizeof(std::int32_t), "int attributes are stored as int32");
+
+// ---- attributes ------------------------------------------------------------------------------
+
+void write_attr(hid_t obj, const char* name, const std::string& v, const h5::Site& s) {
+  const std::string what = std::string("write attribute ") + name;
+  auto t = h5::type(H5Tcopy(H5T_C_S1), s, what);
+  h5::check(H5Tset_size(t.get(), std::max<std::size_t>(v.size(), 1)), s, what);
+  h5::check(H5Tset_strpad(t.get(), H5T_STR_NULLPAD), s, what);
+  const bool ascii = std::all_of(v.begin(), v.end(), [](char c) { return (c & 0x80) == 0; });
+  h5::check(H5Tset_cset(t.get(), ascii ? H5T_CSET_ASCII : H5T_CSET_UTF8), s, what);
+  auto sp = h5::space(H5Screate(H5S_SCALAR), s, what);
+  auto a = h5::attribute(H5Acreate2(obj, name, t.get(), sp.get(), H5P_DEFAULT, H5P_DEFAULT), s, what);
+  const std::string buf = v.empty() ? std::string(1, '\0') : v;
+  h5::check(H5Awrite(a.get(), t.get(), buf.data()), s, what);
+  a.close(s, what);
+}
+
+template <class T>
+void write_attr(hid_t obj, const char* name, const T& v, const h5::Site& s) {
+  using Stored = std::conditional_t<std::is_same_v<T, int>, std::int32_t, T>;
+  const std::string what = std::string("write attribute ") + name;
+  auto sp = h5::space(H5Screate(H5S_SCALAR), s, what);
+  auto a = h5::attribute(
+      H5Acreate2(obj, name, H5Type<Stored>::file(), sp.get(), H5P_DEFAULT, H5P_DEFAULT), s, what);
+  const Stored x = v;
+  h5::check(H5Awrite(a.get(), H5Type<Stored>::mem(), &x), s, what);
+  a.close(s, what);
+}
+
+h5::Handle open_attr(hid_t obj, const char* name, const h5::Site& s) {
+  const std::string what = std::string("attribute ") + name;
+  if (h5::check(H5Aexists(obj, name), s, what) == 0) h5::raise(s, "missing " + what);
+  return h5::attribute(H5Aopen(obj, name, H5P_DEFAULT), s, what);
+}
+
+void read_attr(hid_t obj, const char* name, std::string& out, const h5::Site& s) {
+  const std::string what = std::string("read attribute ") + name;
+  auto a = open_attr(obj, name, s);
+  auto ft = h5::type(H5Aget_type(a.get()), s, what);
+  if (H5Tget_class(ft.get()) != H5T_STRING) h5::raise(s, std::string("attribute ") + name + " is not a string");
+  if (h5::check(H5Tis_variable_str(ft.get()), s, what) > 0) {   // written by other tools
+    auto mt = h5::type(H5Tcopy(H5T_C_S1), s, what);
+    h5::check(H5Tset_size(mt.get(), H5T_VARIABLE), s, what);
+    h5::check(H5Tset_cset(mt.get(), H5Tget_cset(ft.get())), s, what);
+    char* p = nullptr;
+    h5::check(H5Aread(a.get(), mt.get(), &p), s, what);
+    out = p ? p : "";
+    H5free_memory(p);
+    return;
+  }
+  const std::size_t size = H5Tget_size(ft.get());
+  std::string buf(size, '\0');
+  auto mt = h5::type(H5Tcopy(ft.get()), s, what);
+  h5::check(H5Aread(a.get(), mt.get(), buf.data()), s, what);
+  const auto end = buf.find('\0');   // NULLPAD / NULLTERM; SPACEPAD trailing blanks too
+  buf.resize(end == std::string::npos ? buf.size() : end);
+  if (H5Tget_strpad(ft.get()) == H5T_STR_SPACEPAD)
+    while (!buf.empty() && buf.back() == ' ') buf.pop_back();
+  out = std::move(buf);
+}
+
+template <class T>
+void read_attr(hid_t obj, const char* name, T& out, const h5::Site& s) {
+  using Stored = std::conditional_t<std::is_same_v<T, int>, std::int32_t, T>;
+  const std::string what = std::string("read attribute ") + name;
+  auto a = open_attr(obj, name, s);
+  Stored x{};
+  h5::check(H5Aread(a.get(), H5Type<Stored>::mem(), &x), s, what);   // converts other widths
+  out = x;
+}
+
+// ---- datasets --------------------------------------------------------------------------------
+
+// An extendible chunked dataset of `width`-element rows (width 0 = 1-D).
+struct Column {
+  std::string name;   // full path, for messages
+  h5::Handle ds;
+  hsize_t rows = 0;
+  hsize_t width = 0;
+
+  int rank() const { return width ? 2 : 1; }
+
+  template <class T>
+  static Column create(hid_t parent, const std::string& path, const char* name, hsize_t width,
+                       hsize_t chunk_rows, const h5::Site& s) {
+    Column c;
+    c.name = path + "/" + name;
+    c.width = width;
+    const std::string what = "create " + c.name;
+    const hsize_t dims[2] = {0, width};
+    const hsize_t maxdims[2] = {H5S_UNLIMITED, width};
+    const hsize_t chunk[2] = {chunk_rows, width};
+    auto sp = h5::space(H5Screate_simple(c.rank(), dims, maxdims), s, what);
+    auto dcpl = h5::plist(H5Pcreate(H5P_DATASET_CREATE), s, what);
+    h5::check(H5Pset_chunk(dcpl.get(), c.rank(), chunk), s, what);
+    h5::check(H5Pset_shuffle(dcpl.get()), s, what);   // a no-op on bytes, but the contract lists it
+    h5::check(H5Pset_deflate(dcpl.get(), kDeflateLevel), s, what);
+    h5::check(H5Pset_fletcher32(dcpl.get()), s, what);
+    c.ds = h5::dataset(H5Dcreate2(parent, name, H5Type<T>::file(), sp.get(), H5P_DEFAULT,
+                                  dcpl.get(), H5P_DEFAULT),
+                       s, what);
+    return c;
+  }
+
+  // Opens an existing dataset and checks its shape: (rows,) or (rows, width).
+  static Column open(hid_t parent, const std::string& path, const char* name, hsize_t width,
+                     const h5::Site& s) {
+    Column c;
+    c.name = path + "/" + name;
+    c.width = width;
+    const std::string what = "open " + c.name;
+    if (h5::check(H5Lexists(parent, name, H5P_DEFAULT), s, what) == 0)
+      h5::raise(s, "missing dataset " + c.name);
+    c.ds = h5::dataset(H5Dopen2(parent, name, H5P_DEFAULT), s, what);
+    auto sp = h5::space(H5Dget_space(c.ds.get()), s, what);
+    const int rank = h5::check(H5Sget_simple_extent_ndims(sp.get()), s, what);
+    hsize_t dims[2] = {0, 0};
+    if (rank != c.rank()) h5::raise(s, c.name + " has rank " + std::to_string(rank));
+    h5::check(H5Sget_simple_extent_dims(sp.get(), dims, nullptr), s, what);
+    if (width && dims[1] != width)
+      h5::raise(s, c.name + " has " + std::to_string(dims[1]) + " columns, expected " +
+                       std::to_string(width));
+    c.rows = dims[0];
+    return c;
+  }
+
+  template <class T>
+  void append(const T* data, hsize_t count, const h5::Site& s) {
+    if (count == 0) return;
+    const std::string what = "write " + name;
+    const hsize_t new_dims[2] = {rows + count, width};
+    h5::check(H5Dset_extent(ds.get(), new_dims), s, what);
+    auto file_space = h5::space(H5Dget_space(ds.get()), s, what);
+    const hsize_t start[2] = {rows, 0};
+    const hsize_t n[2] = {count, width};
+    h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, n, nullptr), s, what);
+    auto mem_space = h5::space(H5Screate_simple(rank(), n, nullptr), s, what);
+    h5::check(H5Dwrite(ds.get(), H5Type<T>::mem(), mem_space.get(), file_space.get(), H5P_DEFAULT, data),
+              s, what);
+    rows += count;
+  }
+
+  template <class T>
+  void read(hsize_t start_row, hsize_t count, T* out, const h5::Site& s) const {
+    if (count == 0) return;
+    const std::string what = "read " + name + " rows " + std::to_string(start_row) + ".." +
+                             std::to_string(start_row + count - 1);
+    auto file_space = h5::space(H5Dget_space(ds.get()), s, what);
+    const hsize_t start[2] = {start_row, 0};
+    const hsize_t n[2] = {count, width};
+    h5::check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, n, nullptr), s, what);
+    auto mem_space = h5::space(H5Screate_simple(rank(), n, nullptr), s, what);
+    h5::check(H5Dread(ds.get(), H5Type<T>::mem(), mem_space.get(), file_space.get(), H5P_DEFAULT, out),
+              s, what);
+  }
+  template <class T>
+  std::vector<T> read_all(const h5::Site& s) const {
+    std::vector<T> v(static_cast<std::size_t>(rows * (width ? width : 1)));
+    read(0, rows, v.data(), s);
+    return v;
+  }
+};
+
+bool valid_boards_stored(const std::string& b) { return b == "none" || b == "all" || b == "class"; }
+
+std::string temp_name(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  for (;;) {
+    std::string t = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    if (!fs::exists(t)) return t;   // H5F_ACC_EXCL still guards against a race
+  }
+}
+
+}  // namespace
+
+// ============================================================================== ResultWriter ==
+
+struct ResultWriter::Impl {
+  std::string path;
+  std::string tmp;
+  int n = 0;
+  std::string boards_stored;
+  h5::Site site{"store::write", "", h5::Failure::write};
+
+  h5::Handle file;
+  h5::Handle units_group, boards_group;
+  Column u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
+  Column b_solutions, b_class_size, b_unit;
+
+  // Rows not yet written (at most one chunk of each).
+  struct {
+    std::vector<std::uint64_t> id, solutions, nodes;
+    std::vector<std::uint8_t> placement;
+    std::vector<std::uint32_t> multiplicity;
+    std::vector<double> seconds, started;
+    std::vector<std::int32_t> rank, thread;
+  } ub;
+  std::vector<std::uint8_t> bb_boards, bb_class;
+  std::vector<std::uint64_t> bb_unit;
+
+  std::uint64_t units = 0, boards = 0;   // rows appended (buffered or written)
+  std::uint64_t weighted_total = 0;      // sum of multiplicity * solutions
+  std::uint64_t class_sum = 0;
+  std::uint64_t last_id = 0;
+  bool temp_exists = false, committed = false, failed = false;
+
+  ~Impl() { abandon(); }
+
+  void abandon() noexcept {
+    b_solutions.ds.reset(); b_class_size.ds.reset(); b_unit.ds.reset();
+    for (Column* c : unit_columns()) c->ds.reset();
+    boards_group.reset();
+    units_group.reset();
+    file.reset();
+    if (temp_exists) ::unlink(tmp.c_str());
+    temp_exists = false;
+  }
+
+  std::array<Column*, 9> unit_columns() {
+    return {&u_id, &u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread};
+  }
+
+  void create(const std::string& p, int n_, const std::string& bs) {
+    if (n_ < 1 || n_ > core::kMaxN)
+      throw std::invalid_argument("store::create: board size " + std::to_string(n_) + " is outside 1.." +
+                                  std::to_string(core::kMaxN));
+    if (!valid_boards_stored(bs))
+      throw std::invalid_argument("store::create: boards_stored must be none, all or class, not '" + bs + "'");
+    path = p;
+    n = n_;
+    boards_stored = bs;
+    site.path = path;
+    const h5::Site cs{"store::create", path, h5::Failure::write};
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) throw WriteError("store::create: " + path + ": is a directory");
+      if (!S_ISREG(st.st_mode)) throw WriteError("store::create: " + path + ": not a regular file");
+    }
+    const std::string dir = fs::parent_dir(path);
+    if (!fs::is_directory(dir))
+      throw WriteError("store::create: " + path + ": directory " + dir + " does not exist");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw WriteError("store::create: " + path + ": cannot write in directory " + dir + ": " +
+                       fs::errno_text(errno));
+    tmp = temp_name(path);
+    // SEMI: H5Fclose fails while objects are open instead of silently keeping the file open,
+    // so commit() can never fsync and publish a file that HDF5 has not finished writing.
+    auto fapl = h5::plist(H5Pcreate(H5P_FILE_ACCESS), cs, "file access properties");
+    h5::check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_SEMI), cs, "file access properties");
+    file = h5::file(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), cs,
+                    "create temporary file " + tmp);
+    temp_exists = true;
+
+    const auto w = static_cast<hsize_t>(n);
+    units_group = h5::group(H5Gcreate2(file.get(), "units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), cs, "create /units");
+    const hid_t g = units_group.get();
+    u_id = Column::create<std::uint64_t>(g, "/units", "id", 0, kUnitChunkRows, cs);
+    u_placement = Column::create<std::uint8_t>(g, "/units", "placement", w, kUnitChunkRows, cs);
+    u_multiplicity = Column::create<std::uint32_t>(g, "/units", "multiplicity", 0, kUnitChunkRows, cs);
+    u_solutions = Column::create<std::uint64_t>(g, "/units", "solutions", 0, kUnitChunkRows, cs);
+    u_nodes = Column::create<std::uint64_t>(g, "/units", "nodes", 0, kUnitChunkRows, cs);
+    u_seconds = Column::create<double>(g, "/units", "seconds", 0, kUnitChunkRows, cs);
+    u_started = Column::create<double>(g, "/units", "started", 0, kUnitChunkRows, cs);
+    u_rank = Column::create<std::int32_t>(g, "/units", "rank", 0, kUnitChunkRows, cs);
+    u_thread = Column::create<std::int32_t>(g, "/units", "thread", 0, kUnitChunkRows, cs);
+    if (boards_stored != "none") {
+      boards_group = h5::group(H5Gcreate2(file.get(), "boards", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), cs, "create /boards");
+      const hid_t bg = boards_group.get();
+      b_solutions = Column::create<std::uint8_t>(bg, "/boards", "solutions", w, kBoardChunkRows, cs);
+      if (boards_stored == "class")
+        b_class_size = Column::create<std::uint8_t>(bg, "/boards", "class_size", 0, kBoardChunkRows, cs);
+      b_unit = Column::create<std::uint64_t>(bg, "/boards", "unit", 0, kBoardChunkRows, cs);
+      bb_boards.reserve(kBoardChunkRows * w);
+      bb_unit.reserve(kBoardChunkRows);
+      if (boards_stored == "class") bb_class.reserve(kBoardChunkRows);
+    }
+  }
+
+  // Runs a public operation; a StoreError on the way leaves the writer dead.
+  template <class F>
+  void guarded(F&& f) {
+    h5::silence_errors();
+    if (committed) throw std::logic_error("store::write: " + path + ": already committed");
+    if (failed) throw WriteError("store::write: " + path + ": an earlier write failed");
+    try {
+      f();
+    } catch (const StoreError&) {
+      failed = true;
+      throw;
+    }
+  }
+
+  void flush_units() {
+    const hsize_t k = ub.id.size();
+    if (k == 0) return;
+    u_id.append(ub.id.data(), k, site);
+    u_placement.append(ub.placement.data(), k, site);
+    u_multiplicity.append(ub.multiplicity.data(), k, site);
+    u_solutions.append(ub.solutions.data(), k, site);
+    u_nodes.append(ub.nodes.data(), k, site);
+    u_seconds.append(ub.seconds.data(), k, site);
+    u_started.append(ub.started.data(), k, site);
+    u_rank.append(ub.rank.data(), k, site);
+    u_thread.append(ub.thread.data(), k, site);
+    ub.id.clear(); ub.placement.clear(); ub.multiplicity.clear(); ub.solutions.clear();
+    ub.nodes.clear(); ub.seconds.clear(); ub.started.clear(); ub.rank.clear(); ub.thread.clear();
+  }
+
+  void flush_boards() {
+    const hsize_t k = bb_unit.size();
+    if (k == 0) return;
+    b_solutions.append(bb_boards.data(), k, site);
+    if (boards_stored == "class") b_class_size.append(bb_class.data(), k, site);
+    b_unit.append(bb_unit.data(), k, site);
+    bb_boards.clear();
+    bb_class.clear();
+    bb_unit.clear();
+  }
+
+  void append_units(std::span<const UnitRecord> recs) {
+    for (const UnitRecord& u : recs) {
+      if (units > 0 && u.id <= last_id)
+        throw std::invalid_argument("store::write: unit ids must increase: " + std::to_string(u.id) +
+                                    " after " + std::to_string(last_id));
+      for (int r = 0; r < core::kMaxN; ++r) {
+        const auto c = u.placement[static_cast<std::size_t>(r)];
+        if (c == core::kEmptyRow) continue;
+        if (r >= n || c >= n)
+          throw std::invalid_argument("store::write: unit " + std::to_string(u.id) + ": row " +
+                                      std::to_string(r) + " holds column " + std::to_string(c) +
+                                      " on a board of size " + std::to_string(n));
+      }
+    }
+    for (const UnitRecord& u : recs) {
+      ub.id.push_back(u.id);
+      ub.placement.insert(ub.placement.end(), u.placement.begin(), u.placement.begin() + n);
+      ub.multiplicity.push_back(u.multiplicity);
+      ub.solutions.push_back(u.solutions);
+      ub.nodes.push_back(u.nodes);
+      ub.seconds.push_back(u.seconds);
+      ub.started.push_back(u.started);
+      ub.rank.push_back(u.rank);
+      ub.thread.push_back(u.thread);
+      weighted_total += std::uint64_t{u.multiplicity} * u.solutions;
+      last_id = u.id;
+      ++units;
+      if (ub.id.size() == kUnitChunkRows) flush_units();
+    }
+  }
+
+  void append_boards(std::span<const std::uint8_t> bds, std::span<const std::uint8_t> cls,
+                     std::span<const std::uint64_t> ids) {
+    if (boards_stored == "none")
+      throw std::logic_error("store::write: " + path + ": boards appended to a count-mode file");
+    const std::size_t w = static_cast<std::size_t>(n);
+    const std::size_t k = ids.size();
+    if (bds.size() != k * w)
+      throw std::invalid_argument("store::write: " + std::to_string(bds.size()) + " columns for " +
+                                  std::to_string(k) + " boards of size " + std::to_string(n));
+    const bool classes = boards_stored == "class";
+    if (cls.size() != (classes ? k : 0))
+      throw std::invalid_argument("store::write: " + std::to_string(cls.size()) + " class sizes for " +
+                                  std::to_string(k) + " boards with boards_stored = " + boards_stored);
+    std::size_t i = 0;
+    while (i < k) {
+      const std::size_t take = std::min(k - i, static_cast<std::size_t>(kBoardChunkRows) - bb_unit.size());
+      bb_boards.insert(bb_boards.end(), bds.begin() + static_cast<std::ptrdiff_t>(i * w),
+                       bds.begin() + static_cast<std::ptrdiff_t>((i + take) * w));
+      bb_unit.insert(bb_unit.end(), ids.begin() + static_cast<std::ptrdiff_t>(i),
+                     ids.begin() + static_cast<std::ptrdiff_t>(i + take));
+      if (classes) {
+        for (std::size_t j = i; j < i + take; ++j) class_sum += cls[j];
+        bb_class.insert(bb_class.end(), cls.begin() + static_cast<std::ptrdiff_t>(i),
+                        cls.begin() + static_cast<std::ptrdiff_t>(i + take));
+      }
+      i += take;
+      boards += take;
+      if (bb_unit.size() == kBoardChunkRows) flush_boards();
+    }
+  }
+
+  void check_info(const RunInfo& info) const {
+    auto bad = [&](const std::string& what) {
+      throw std::invalid_argument("store::commit: " + path + ": " + what);
+    };
+    auto num = [](auto v) { return std::to_string(v); };
+    if (info.n != n) bad("RunInfo.n = " + num(info.n) + " but the file was created for n = " + num(n));
+    if (info.boards_stored != boards_stored)
+      bad("RunInfo.boards_stored = " + info.boards_stored + " but the file was created for " + boards_stored);
+    if ((info.mode == "count") != (boards_stored == "none"))
+      bad("mode " + info.mode + " does not go with boards_stored = " + boards_stored);
+    if (info.units_done != units)
+      bad("RunInfo.units_done = " + num(info.units_done) + " but " + num(units) + " units were written");
+    if (info.total != weighted_total)
+      bad("RunInfo.total = " + num(info.total) + " but the units add up to " + num(weighted_total));
+    // Board counts (S = total, or S = unique and sum(class_size) = total) are verification, not
+    // structure: the caller checks them (boards_written(), class_size_sum()) and decides between
+    // writing the file and exit 6; refusing to write here would lose the evidence.
+  }
+
+  void commit(const RunInfo& info) {
+    check_info(info);
+    flush_units();
+    flush_boards();
+    const hid_t root = file.get();
+    write_attr(root, "format", std::string(kFormat), site);
+    write_attr(root, "format_version", kFormatVersion, site);
+    attribute_fields(info, [&](const char* name, const auto& v) { write_attr(root, name, v, site); });
+    for (Column* c : {&b_solutions, &b_class_size, &b_unit}) c->ds.close(site, "close " + c->name);
+    for (Column* c : unit_columns()) c->ds.close(site, "close " + c->name);
+    boards_group.close(site, "close /boards");
+    units_group.close(site, "close /units");
+    file.close(site, "close the temporary file " + tmp);
+    fs::fsync_path(tmp, "store::commit");
+    fs::rename_file(tmp, path, "store::commit");
+    temp_exists = false;
+    committed = true;
+    fs::fsync_dir(fs::parent_dir(path), "store::commit");
+  }
+};
+
+ResultWriter::ResultWriter(const std::string& path, int n, const std::string& boards_stored)
+    : impl_(std::make_unique<Impl>()) {
+  h5::silence_errors();
+  impl_->create(path, n, boards_stored);
+}
+ResultWriter::~ResultWriter() = default;
+
+void ResultWriter::append_units(std::span<const UnitRecord> units) {
+  impl_->guarded([&] { impl_->append_units(units); });
+}
+void ResultWriter::append_boards(std::span<const std::uint8_t> boards,
+                                 std::span<const std::uint8_t> class_sizes,
+                                 std::span<const std::uint64_t> unit_ids) {
+  impl_->guarded([&] { impl_->append_boards(boards, class_sizes, unit_ids); });
+}
+void ResultWriter::commit(const RunInfo& info) {
+  impl_->guarded([&] { impl_->commit(info); });
+}
+const std::string& ResultWriter::path() const { return impl_->path; }
+std::uint64_t ResultWriter::units_written() const { return impl_->units; }
+std::uint64_t ResultWriter::boards_written() const { return impl_->boards; }
+std::uint64_t ResultWriter::class_size_sum() const { return impl_->class_sum; }
+
+// ============================================================================== ResultReader ==
+
+struct ResultReader::Impl {
+  std::string path;
+  h5::Site site{"store::open", "", h5::Failure::read};
+  h5::Handle file;
+  RunInfo info;
+  Column u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
+  Column b_solutions, b_class_size, b_unit;
+  bool classes = false;
+
+  [[noreturn]] void foreign(const std::string& why) const {
+    throw NotAResultFile("store::open: not an nqueens result file: " + path + " (" + why + ")");
+  }
+
+  void open(const std::string& p) {
+    path = p;
+    site.path = p;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw NotAResultFile("store::open: " + path + ": " + fs::errno_text(errno));
+    if (S_ISDIR(st.st_mode)) throw NotAResultFile("store::open: " + path + ": is a directory");
+    if (h5::check(H5Fis_hdf5(path.c_str()), site, "cannot read") == 0) foreign("not an HDF5 file");
+    file = h5::file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), site, "cannot open");
+    const hid_t root = file.get();
+    if (h5::check(H5Aexists(root, "format"), site, "read attribute format") == 0)
+      foreign("no 'format' attribute");
+    std::string format;
+    read_attr(root, "format", format, site);
+    if (format != kFormat) foreign("format is '" + format + "'");
+    std::int32_t version = 0;
+    read_attr(root, "format_version", version, site);
+    if (version != kFormatVersion)
+      throw NotAResultFile("store::open: " + path + ": unsupported format_version " + std::to_string(version) +
+                           " (this program reads " + std::to_string(kFormatVersion) + ")");
+    attribute_fields(info, [&](const char* name, auto& v) { read_attr(root, name, v, site); });
+    if (info.n < 1 || info.n > core::kMaxN) h5::raise(site, "n = " + std::to_string(info.n) + " is out of range");
+    if (!valid_boards_stored(info.boards_stored))
+      h5::raise(site, "boards_stored = '" + info.boards_stored + "' is not none, all or class");
+
+    const auto w = static_cast<hsize_t>(info.n);
+    if (h5::check(H5Lexists(root, "units", H5P_DEFAULT), site, "open /units") == 0) h5::raise(site, "missing group /units");
+    auto g = h5::group(H5Gopen2(root, "units", H5P_DEFAULT), site, "open /units");
+    u_id = Column::open(g.get(), "/units", "id", 0, site);
+    u_placement = Column::open(g.get(), "/units", "placement", w, site);
+    u_multiplicity = Column::open(g.get(), "/units", "multiplicity", 0, site);
+    u_solutions = Column::open(g.get(), "/units", "solutions", 0, site);
+    u_nodes = Column::open(g.get(), "/units", "nodes", 0, site);
+    u_seconds = Column::open(g.get(), "/units", "seconds", 0, site);
+    u_started = Column::open(g.get(), "/units", "started", 0, site);
+    u_rank = Column::open(g.get(), "/units", "rank", 0, site);
+    u_thread = Column::open(g.get(), "/units", "thread", 0, site);
+    for (const Column* c : {&u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread})
+      if (c->rows != u_id.rows)
+        h5::raise(site, c->name + " has " + std::to_string(c->rows) + " rows, /units/id " + std::to_string(u_id.rows));
+
+    if (info.boards_stored == "none") return;
+    classes = info.boards_stored == "class";
+    if (h5::check(H5Lexists(root, "boards", H5P_DEFAULT), site, "open /boards") == 0) h5::raise(site, "missing group /boards");
+    auto bg = h5::group(H5Gopen2(root, "boards", H5P_DEFAULT), site, "open /boards");
+    b_solutions = Column::open(bg.get(), "/boards", "solutions", w, site);
+    b_unit = Column::open(bg.get(), "/boards", "unit", 0, site);
+    if (b_unit.rows != b_solutions.rows) h5::raise(site, "/boards/unit and /boards/solutions differ in length");
+    if (classes) {
+      b_class_size = Column::open(bg.get(), "/boards", "class_size", 0, site);
+      if (b_class_size.rows != b_solutions.rows)
+        h5::raise(site, "/boards/class_size and /boards/solutions differ in length");
+    }
+  }
+};
+
+ResultReader::ResultReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  h5::silence_errors();
+  impl_->open(path);
+  impl_->site.op = "store::read";
+}
+ResultReader::~ResultReader() = default;
+
+const RunInfo& ResultReader::info() const { return impl_->info; }
+
+std::vector<UnitRecord> ResultReader::units() const {
+  h5::silence_errors();
+  const Impl& m = *impl_;
+  const auto& s = m.site;
+  const auto ids = m.u_id.read_all<std::uint64_t>(s);
+  const auto placement = m.u_placement.read_all<std::uint8_t>(s);
+  const auto mult = m.u_multiplicity.read_all<std::uint32_t>(s);
+  const auto sol = m.u_solutions.read_all<std::uint64_t>(s);
+  const auto nodes = m.u_nodes.read_all<std::uint64_t>(s);
+  const auto secs = m.u_seconds.read_all<double>(s);
+  const auto started = m.u_started.read_all<double>(s);
+  const auto rank = m.u_rank.read_all<std::int32_t>(s);
+  const auto thread = m.u_thread.read_all<std::int32_t>(s);
+  const auto w = static_cast<std::size_t>(m.info.n);
+  std::vector<UnitRecord> out(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    UnitRecord& u = out[i];
+    u.id = ids[i];
+    std::copy_n(placement.begin() + static_cast<std::ptrdiff_t>(i * w), w, u.placement.begin());
+    u.multiplicity = mult[i];
+    u.solutions = sol[i];
+    u.nodes = nodes[i];
+    u.seconds = secs[i];
+    u.started = started[i];
+    u.rank = rank[i];
+    u.thread = thread[i];
+  }
+  return out;
+}
+
+std::uint64_t ResultReader::board_count() const { return impl_->b_solutions.rows; }
+
+void ResultReader::read_boards(std::uint64_t start, std::uint64_t count, std::vector<std::uint8_t>& boards,
+                               std::vector<std::uint8_t>& class_sizes, std::vector<std::uint64_t>& unit_ids) const {
+  h5::silence_errors();
+  const Impl& m = *impl_;
+  const std::uint64_t rows = m.b_solutions.rows;
+  if (start > rows || count > rows - start)
+    throw std::out_of_range("store::read: " + m.path + ": boards " + std::to_string(start) + "+" +
+                            std::to_string(count) + " past the " + std::to_string(rows) + " stored");
+  const auto k = static_cast<std::size_t>(count);
+  boards.resize(k * static_cast<std::size_t>(m.info.n));
+  unit_ids.resize(k);
+  class_sizes.resize(m.classes ? k : 0);
+  m.b_solutions.read(start, count, boards.data(), m.site);
+  m.b_unit.read(start, count, unit_ids.data(), m.site);
+  if (m.classes) m.b_class_size.read(start, count, class_sizes.data(), m.site);
+}
+
+}  // namespace nq::store
