@@ -44,11 +44,14 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
   info.matches_known = to_string(known_match(info.n, info.total, info.unique));
 }
 
-BoardSource journal_board_source(const store::Journal& journal, int n) {
-  return [&journal, n](const BoardSink& sink) {
+BoardSource journal_board_source(const store::Journal& journal, int n, std::uint64_t units_total) {
+  return [&journal, n, units_total](const BoardSink& sink) {
     std::vector<std::uint64_t> ids;
+    std::vector<bool> streamed(units_total, false);   // a unit journaled twice counts once
     journal.for_each_record([&](const store::UnitRecord& u, std::span<const std::uint8_t> boards,
                                 std::span<const std::uint8_t> class_sizes) {
+      if (u.id >= units_total || streamed[u.id]) return;
+      streamed[u.id] = true;
       if (boards.empty()) return;
       ids.assign(class_sizes.empty() ? boards.size() / static_cast<std::size_t>(n) : class_sizes.size(), u.id);
       sink(boards, class_sizes, ids);

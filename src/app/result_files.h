@@ -23,7 +23,8 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
 using BoardSink = std::function<void(std::span<const std::uint8_t>, std::span<const std::uint8_t>,
                                      std::span<const std::uint64_t>)>;
 using BoardSource = std::function<void(const BoardSink&)>;
-BoardSource journal_board_source(const store::Journal& journal, int n);
+// Boards of every journal record, each unit once (the first record of a unit id wins).
+BoardSource journal_board_source(const store::Journal& journal, int n, std::uint64_t units_total);
 BoardSource no_boards();
 
 // Writes `path` atomically: units sorted by id, boards streamed from `boards`.

@@ -144,6 +144,7 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
   try {
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& r = results.results[i];
+      if (done_[r.id]) continue;   // finished twice (e.g. recomputed after a rejection): keep one
       store::UnitRecord rec;
       rec.id = r.id;
       rec.placement = units[i].placement;
@@ -223,7 +224,7 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
   }
   int code = kOk;
   try {
-    write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n));
+    write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n, units_total_));
   } catch (const store::WriteError& e) {
     std::cerr << "nqueens: error: " << e.what() << "\n";
     code = kIoError;
