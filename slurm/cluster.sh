@@ -37,12 +37,14 @@ say() { echo "cluster.sh: $*" >&2; }
 
 need_root() { [[ $(id -u) -eq 0 ]] || die "must run as root (it writes /etc/slurm and starts daemons)"; }
 
-# pid from a pid file if that process is alive, else nothing.
+# pid from a pid file if that process is alive (a zombie is not), else nothing.
 live_pid() {
-  local f=$1 pid
+  local f=$1 pid state
   [[ -r $f ]] || return 1
-  pid=$(tr -dc '0-9' <"$f")
+  pid=$({ tr -dc '0-9' <"$f"; } 2>/dev/null) || return 1
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
+  state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || return 1
+  [[ $state != Z ]] || return 1
   echo "$pid"
 }
 
@@ -139,7 +141,7 @@ stop_pidfile() {
   say "stopping $name (pid $pid)"
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
+    live_pid "$f" >/dev/null || { rm -f "$f"; return 0; }
     sleep 0.1
   done
   say "$name did not stop on TERM, killing it"

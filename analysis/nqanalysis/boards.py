@@ -8,7 +8,8 @@ A board of size N is N column indices: entry r is the column of the queen in row
 import numpy as np
 
 __all__ = [
-    "valid_mask", "explain_board", "transforms", "lex_le", "lex_lt", "canonical",
+    "valid_mask", "placement_valid_mask", "explain_board", "map_square", "square_orbit",
+    "border_squares", "transforms", "lex_le", "lex_lt", "canonical",
     "canonical_mask", "stabilizer_size", "class_size", "rot90_fixed_mask",
     "rot180_fixed_mask", "mirror", "board_keys", "solve_all", "iter_solutions",
     "count_completions", "valid_prefix_count",
@@ -48,24 +49,70 @@ def valid_mask(b, n=None):
     return ok
 
 
+def placement_valid_mask(pl, n):
+    """Like valid_mask for placements (M, n) where -1 marks a row left empty (to the search):
+    the placed queens must be on the board and must not attack each other."""
+    a = np.asarray(pl).astype(np.int32)
+    if a.ndim == 1:
+        a = a[None, :]
+    m, k = a.shape
+    filled = a >= 0
+    ok = ((a < n) | ~filled).all(axis=1)
+    r = np.arange(k, dtype=np.int32)
+    sentinel = np.broadcast_to(100000 + r, a.shape)
+    for vals in (a, a + r, a - r):
+        ok &= _distinct_rows(np.where(filled, vals, sentinel))
+    return ok
+
+
 def explain_board(row, n=None):
-    """Human-readable reasons why one (partial) board is invalid ('' when valid)."""
+    """Human-readable reasons why one (partial) board is invalid ('' when valid).
+    Negative entries mark empty rows (placements) and are skipped."""
     row = [int(v) for v in np.asarray(row).ravel()]
     if n is None:
         n = len(row)
     problems = []
     for r, c in enumerate(row):
-        if c < 0 or c >= n:
+        if c >= n:
             problems.append(f"row {r} has column {c}, outside 0..{n - 1}")
     for r1 in range(len(row)):
         for r2 in range(r1 + 1, len(row)):
             c1, c2 = row[r1], row[r2]
+            if c1 < 0 or c2 < 0:
+                continue
             if c1 == c2:
                 problems.append(f"rows {r1} and {r2} share column {c1}")
             elif abs(c1 - c2) == r2 - r1:
                 problems.append(f"rows {r1} and {r2} share a diagonal "
                                 f"(columns {c1} and {c2})")
     return "; ".join(problems)
+
+
+def map_square(n, k, r, c):
+    """Square (r, c) under symmetry k of the square: k % 4 quarter turns clockwise, after the
+    left-right mirror when k >= 4."""
+    if k >= 4:
+        c = n - 1 - c
+    for _ in range(k % 4):
+        r, c = c, n - 1 - r
+    return r, c
+
+
+def square_orbit(squares, n):
+    """The distinct images (frozensets of squares) of a set of squares under the 8 symmetries,
+    as a dict image -> first k producing it."""
+    out = {}
+    for k in range(8):
+        img = frozenset(map_square(n, k, r, c) for r, c in squares)
+        out.setdefault(img, k)
+    return out
+
+
+def border_squares(placement, n):
+    """The queens of a placement row (-1 = empty) on the board's border (row 0, row n-1,
+    column 0, column n-1)."""
+    return frozenset((r, int(c)) for r, c in enumerate(placement)
+                     if c >= 0 and (r in (0, n - 1) or c in (0, n - 1)))
 
 
 def mirror(b, n=None):
@@ -192,27 +239,43 @@ def mix_keys(keys):
 # ----------------------------------------------------------------------------------------
 # A tiny pure-Python solver (bitmasks), used for recounting units and for drawing boards.
 
+def _forced(n, prefix):
+    """prefix (first rows) or placement (n entries, -1 = empty) -> list of n forced columns
+    (-1 = free); None when a forced column is off the board."""
+    forced = [-1] * n
+    for r, c in enumerate(prefix):
+        c = int(c)
+        if r >= n or c >= n:
+            return None
+        forced[r] = c
+    return forced
+
+
 def iter_solutions(n, prefix=(), limit_nodes=None):
-    """Yield every completion (tuple of n columns) of the valid prefix, in lexicographic
-    order.  Raises RuntimeError when limit_nodes search nodes are exceeded."""
+    """Yield every completion (tuple of n columns) of a prefix (the first rows) or of a
+    placement (n entries, -1 for rows left to the search), in lexicographic order.
+    Raises RuntimeError when limit_nodes search nodes are exceeded."""
+    forced = _forced(n, prefix)
+    if forced is None:
+        return
     full = (1 << n) - 1
-    cols = ld = rd = 0
+    forced_cols = 0
+    for c in forced:
+        if c >= 0:
+            forced_cols |= 1 << c
     board = []
-    for c in prefix:
-        bit = 1 << int(c)
-        if bit & (cols | ld | rd) or c >= n:
-            return
-        board.append(int(c))
-        cols |= bit
-        ld = ((ld | bit) << 1) & full
-        rd = (rd | bit) >> 1
     nodes = [0]
 
-    def rec(cols, ld, rd):
-        if len(board) == n:
+    def rec(row, cols, ld, rd):
+        if row == n:
             yield tuple(board)
             return
         free = full & ~(cols | ld | rd)
+        fc = forced[row]
+        if fc >= 0:
+            free &= 1 << fc
+        else:
+            free &= ~forced_cols
         while free:
             bit = free & -free
             free ^= bit
@@ -220,10 +283,10 @@ def iter_solutions(n, prefix=(), limit_nodes=None):
             if limit_nodes is not None and nodes[0] > limit_nodes:
                 raise RuntimeError("node limit exceeded")
             board.append(bit.bit_length() - 1)
-            yield from rec(cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
+            yield from rec(row + 1, cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
             board.pop()
 
-    yield from rec(cols, ld, rd)
+    yield from rec(0, 0, 0, 0)
 
 
 def solve_all(n):
@@ -233,32 +296,34 @@ def solve_all(n):
 
 
 def count_completions(n, prefix=()):
-    """Number of completions of a prefix (fast bitmask count, no board building)."""
+    """Number of completions of a prefix or placement (as iter_solutions), counted with
+    bitmasks without building boards."""
+    forced = _forced(n, prefix)
+    if forced is None:
+        return 0
     full = (1 << n) - 1
-    cols = ld = rd = 0
-    for c in prefix:
-        c = int(c)
-        if c < 0 or c >= n:
-            return 0
-        bit = 1 << c
-        if bit & (cols | ld | rd):
-            return 0
-        cols |= bit
-        ld = ((ld | bit) << 1) & full
-        rd = (rd | bit) >> 1
+    forced_cols = 0
+    for c in forced:
+        if c >= 0:
+            forced_cols |= 1 << c
 
-    def rec(cols, ld, rd):
-        if cols == full:
+    def rec(row, cols, ld, rd):
+        if row == n:
             return 1
-        total = 0
         free = full & ~(cols | ld | rd)
+        fc = forced[row]
+        if fc >= 0:
+            free &= 1 << fc
+        else:
+            free &= ~forced_cols
+        total = 0
         while free:
             bit = free & -free
             free ^= bit
-            total += rec(cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
+            total += rec(row + 1, cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
         return total
 
-    return rec(cols, ld, rd)
+    return rec(0, 0, 0, 0)
 
 
 def valid_prefix_count(n, depth, limit=None):

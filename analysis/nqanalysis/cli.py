@@ -1,6 +1,7 @@
 """Command line: nqanalyze {summary,verify,plot,scaling,export} ..."""
 
 import argparse
+import contextlib
 import sys
 
 from . import __version__
@@ -122,7 +123,9 @@ def main(argv=None, out=None, err=None):
     err = err or sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        # argparse prints to sys.stdout/sys.stderr: route it to out/err
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
     try:

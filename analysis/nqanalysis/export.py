@@ -50,16 +50,26 @@ def _ensure_dir(d):
 
 
 def export_units(rf, path):
+    """units.csv: id, the pre-placement (prefix0..prefix{depth-1} for the contract's
+    /units/prefix; placement0..placement{n-1} with empty cells for rows left to the search
+    for /units/placement), multiplicity, solutions, nodes, seconds, started, rank, thread."""
     un = rf.units()
     U = len(un["id"])
-    depth = un["prefix"].shape[1]
-    header = ["id"] + [f"prefix{i}" for i in range(depth)] + \
+    if un["layout"] == "prefix":
+        pre = un["prefix"].astype(np.int64)
+        pname = "prefix"
+    else:
+        pre = un["placement"].astype(np.int64)
+        pname = "placement"
+    k = pre.shape[1]
+    header = ["id"] + [f"{pname}{i}" for i in range(k)] + \
         ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]
     with open(path, "w", encoding="ascii", newline="") as fh:
         fh.write(",".join(header) + "\n")
         for s in range(0, U, CHUNK_ROWS):
             e = min(U, s + CHUNK_ROWS)
-            cols = [un["id"][s:e].tolist()] + [un["prefix"][s:e, i].tolist() for i in range(depth)]
+            cols = [un["id"][s:e].tolist()]
+            cols += [["" if v < 0 else str(v) for v in pre[s:e, i].tolist()] for i in range(k)]
             cols += [un["multiplicity"][s:e].tolist(), un["solutions"][s:e].tolist(),
                      un["nodes"][s:e].tolist(), [repr(float(x)) for x in un["seconds"][s:e]],
                      [repr(float(x)) for x in un["started"][s:e]], un["rank"][s:e].tolist(),

@@ -7,7 +7,6 @@ import numpy as np
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt                     # noqa: E402
-from matplotlib.colors import LogNorm               # noqa: E402
 
 from . import boards as B                           # noqa: E402
 from .resultfile import OutputError, ResultFile, UsageError  # noqa: E402
@@ -40,7 +39,7 @@ def _title(rf):
 def plot_unit_times(rf, un, path):
     sec = np.asarray(un["seconds"], dtype=float)
     sec = sec[np.isfinite(sec) & (sec >= 0)]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax1, ax2) = plt.subplots(1, 2, layout="constrained", figsize=(12, 4.8))
     pos = sec[sec > 0]
     lo = pos.min() if len(pos) else 1e-6
     hi = max(sec.max(), lo * 10) if len(sec) else 1.0
@@ -72,13 +71,15 @@ def plot_unit_times(rf, un, path):
             axc.plot(ranks, np.cumsum(srt) / tot * 100, color="tab:orange", label="cumulative share")
             axc.set_ylabel("share of total compute time [%]")
             axc.set_ylim(0, 101)
+            h1, l1 = ax2.get_legend_handles_labels()
+            h2, l2 = axc.get_legend_handles_labels()
+            ax2.legend(h1 + h2, l1 + l2, fontsize=8, loc="center left")
             k = max(1, len(srt) // 100)
             share = srt[:k].sum() / tot * 100
             ax2.set_title(f"straggler tail: slowest {k} unit(s) = {share:.1f}% of compute")
         else:
             ax2.set_title("straggler tail")
     fig.suptitle(_title(rf), fontsize=10)
-    fig.tight_layout()
     return _save(fig, path)
 
 
@@ -112,7 +113,7 @@ def plot_load(rf, un, path):
     cmap = plt.get_cmap("tab20" if nranks > 10 else "tab10")
     colors = [cmap(int(np.nonzero(np.unique(workers[:, 0]) == r)[0][0]) % cmap.N) for r, _ in workers]
 
-    fig, axes = plt.subplots(3, 1, figsize=(12, 4 + min(W, 64) * 0.12 + 5),
+    fig, axes = plt.subplots(3, 1, layout="constrained", figsize=(12, 4 + min(W, 64) * 0.12 + 5),
                              gridspec_kw={"height_ratios": [max(2, min(W, 64) * 0.12), 1.4, 1.2]})
     ax = axes[0]
     tend = e.max() if len(e) else 1.0
@@ -120,7 +121,7 @@ def plot_load(rf, un, path):
         for w in range(W):
             m = widx == w
             ax.broken_barh(list(zip(s[m], sec[m])), (w - 0.4, 0.8), facecolors=colors[w],
-                           edgecolor="none")
+                           edgecolor="white", linewidth=0.3)
         ax.set_title("units per worker over time (one bar per unit)")
     else:
         nb = 300
@@ -129,8 +130,9 @@ def plot_load(rf, un, path):
         for w in range(W):
             m = widx == w
             util[w] = _busy_profile(s[m], e[m], edges) / np.diff(edges)
-        ax.imshow(util, aspect="auto", origin="lower", extent=(0, tend, -0.5, W - 0.5),
-                  cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+        im = ax.imshow(util, aspect="auto", origin="lower", extent=(0, tend, -0.5, W - 0.5),
+                       cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+        fig.colorbar(im, ax=ax, label="busy fraction", pad=0.01)
         ax.set_title("worker utilisation over time (busy fraction per time bin)")
     ax.set_xlim(0, tend * 1.01 if tend > 0 else 1)
     ax.set_ylim(-0.5, W - 0.5)
@@ -156,48 +158,75 @@ def plot_load(rf, un, path):
     ax.legend(fontsize=8)
 
     ax = axes[2]
-    ev_t = np.concatenate([s, e])
-    ev_d = np.concatenate([np.ones(len(s)), -np.ones(len(e))])
-    order = np.lexsort((ev_d, ev_t))
-    active = np.cumsum(ev_d[order])
-    ax.step(ev_t[order], active, where="post", color="tab:green")
+    nb = 400
+    edges = np.linspace(0, tend if tend > 0 else 1.0, nb + 1)
+    width = np.diff(edges)
+    active = np.zeros(nb)
+    for w in range(W):
+        m = widx == w
+        active += np.minimum(1.0, _busy_profile(s[m], e[m], edges) / width)
+    ax.fill_between(edges[:-1], active, step="post", color="tab:green", alpha=0.6)
+    ax.step(edges[:-1], active, where="post", color="tab:green")
     ax.set_xlim(axes[0].get_xlim())
-    ax.set_ylim(0, max(W, active.max() if len(active) else 1) * 1.1)
+    ax.set_ylim(0, W * 1.1)
+    ax.axhline(W, color="k", ls=":", lw=1)
     ax.set_xlabel("seconds since the first unit started")
     ax.set_ylabel("busy workers")
-    ax.set_title("busy workers over time (the tail shows stragglers)")
+    ax.set_title(f"busy workers over time (of {W}; average {sec.sum() / tend if tend > 0 else 0:.2f};"
+                 f" the tail shows stragglers)")
     fig.suptitle(_title(rf), fontsize=10)
-    fig.tight_layout()
     return _save(fig, path)
 
 
 # ------------------------------------------------------------------ by first rows
-def prefix_tables(n, prefix, mult, sols):
-    """Solutions by row-0 column (own, mirrored) and by (row-0, row-1) columns, counting the
-    mirror of multiplicity-2 units on the mirrored squares."""
-    prefix = np.asarray(prefix, dtype=np.int64)
+def prefix_tables(n, placement, mult, sols, symmetry="mirror"):
+    """Solutions by the row-0 column (computed units, images) and by the (row-0, row-1)
+    columns.  placement: (U, n), -1 = empty row.  Images: the mirror of multiplicity-2 units
+    (mirror), or every distinct image of the border (full: the row-0 queen of an image is
+    known from the border alone; the row-0/row-1 table is then None)."""
+    pl = np.asarray(placement, dtype=np.int64)
     sols = np.asarray(sols, dtype=np.float64)
-    m2 = np.asarray(mult) == 2
-    own = np.bincount(prefix[:, 0], weights=sols, minlength=n)[:n]
-    mir = np.bincount((n - 1) - prefix[m2, 0], weights=sols[m2], minlength=n)[:n]
+    mult = np.asarray(mult)
+    has0 = pl[:, 0] >= 0
+    own = np.bincount(pl[has0, 0], weights=sols[has0], minlength=n)[:n]
+    img = np.zeros(n)
     grid = None
-    if prefix.shape[1] >= 2:
+    if symmetry == "full":
+        cache = {}
+        for r in np.nonzero(has0 & (mult > 1))[0]:
+            border = B.border_squares(pl[r], n)
+            if border not in cache:
+                cols = []
+                for image, k in B.square_orbit(border, n).items():
+                    if k == 0:
+                        continue
+                    cols.extend(c for rr, c in image if rr == 0)
+                cache[border] = cols
+            for c in cache[border]:
+                img[c] += sols[r]
+        return own, img, None
+    m2 = has0 & (mult == 2)
+    img = np.bincount((n - 1) - pl[m2, 0], weights=sols[m2], minlength=n)[:n]
+    if n >= 2 and (pl[:, 1] >= 0).all() and len(pl):
         grid = np.zeros((n, n))
-        np.add.at(grid, (prefix[:, 0], prefix[:, 1]), sols)
-        np.add.at(grid, ((n - 1) - prefix[m2, 0], (n - 1) - prefix[m2, 1]), sols[m2])
-    return own, mir, grid
+        np.add.at(grid, (pl[:, 0], pl[:, 1]), sols)
+        np.add.at(grid, ((n - 1) - pl[m2, 0], (n - 1) - pl[m2, 1]), sols[m2])
+    return own, img, grid
 
 
 def plot_prefix(rf, un, path):
     n = rf.n
-    own, mir, grid = prefix_tables(n, un["prefix"], un["multiplicity"], un["solutions"])
+    sym = rf.get("symmetry", "mirror")
+    own, img, grid = prefix_tables(n, un["placement"], un["multiplicity"], un["solutions"], sym)
     ncols = 2 if grid is not None else 1
-    fig, axes = plt.subplots(1, ncols, figsize=(6.5 * ncols, 5))
+    fig, axes = plt.subplots(1, ncols, layout="constrained", figsize=(6.5 * ncols, 5))
     axes = np.atleast_1d(axes)
     ax = axes[0]
     x = np.arange(n)
     ax.bar(x, own, color="tab:blue", label="computed units")
-    ax.bar(x, mir, bottom=own, color="tab:cyan", label="mirror (multiplicity 2)")
+    what = "images of the border (multiplicity > 1)" if sym == "full" else \
+        "mirror (multiplicity 2)"
+    ax.bar(x, img, bottom=own, color="tab:cyan", label=what)
     ax.set_xticks(x)
     ax.set_xlabel("column of the queen in row 0")
     ax.set_ylabel("solutions")
@@ -220,7 +249,6 @@ def plot_prefix(rf, un, path):
                         ax.text(j, i, f"{int(grid[i, j])}", ha="center", va="center",
                                 fontsize=7, color="w")
     fig.suptitle(_title(rf), fontsize=10)
-    fig.tight_layout()
     return _save(fig, path)
 
 
@@ -249,7 +277,7 @@ def queen_heatmap_counts(rf, chunk_rows=1 << 17):
 def plot_queen_heatmap(rf, path):
     n = rf.n
     counts = queen_heatmap_counts(rf)
-    fig, ax = plt.subplots(figsize=(6.5, 5.5))
+    fig, ax = plt.subplots(layout="constrained", figsize=(6.5, 5.5))
     im = ax.imshow(counts, cmap="magma", origin="upper")
     fig.colorbar(im, ax=ax, label="solutions with a queen on the square")
     ax.set_xlabel("column")
@@ -265,7 +293,6 @@ def plot_queen_heatmap(rf, path):
                 ax.text(j, i, f"{int(counts[i, j])}", ha="center", va="center", fontsize=7,
                         color="k" if counts[i, j] > 0.6 * vmax else "w")
     fig.suptitle(_title(rf), fontsize=9)
-    fig.tight_layout()
     return _save(fig, path)
 
 
@@ -273,14 +300,14 @@ def plot_queen_heatmap(rf, path):
 def draw_board(board, title, path):
     board = [int(v) for v in board]
     n = len(board)
-    size = min(9.0, max(3.5, 0.45 * n))
-    fig, ax = plt.subplots(figsize=(size, size + 0.4))
+    size = min(9.0, max(4.5, 0.45 * n))
+    fig, ax = plt.subplots(layout="constrained", figsize=(size, size + 0.4))
     light, dark = "#f0d9b5", "#b58863"
     img = np.array([[(r + c) % 2 for c in range(n)] for r in range(n)])
     from matplotlib.colors import ListedColormap
     ax.imshow(img, cmap=ListedColormap([light, dark]), origin="upper",
               extent=(-0.5, n - 0.5, n - 0.5, -0.5))
-    fs = max(6, int(size * 72 / n * 0.6))
+    fs = max(6, int(size * 72 / n * 0.7))
     for r, c in enumerate(board):
         ax.text(c, r, "\u265b", ha="center", va="center", fontsize=fs, color="black",
                 family="DejaVu Sans")
@@ -289,7 +316,6 @@ def draw_board(board, title, path):
     ax.set_xlabel("column")
     ax.set_ylabel("row")
     ax.set_title(title, fontsize=9)
-    fig.tight_layout()
     return _save(fig, path)
 
 
@@ -319,8 +345,14 @@ def board_for_plot(rf, index):
     try:
         for i, sol in enumerate(B.iter_solutions(n, limit_nodes=BOARD_SOLVER_NODES)):
             if i == index:
-                return sol, (f"N={n}: solution {index} in lexicographic order (Python solver; "
-                             f"count file stores no boards)\n[{' '.join(map(str, sol))}]")
+                # `nqueens solve` places queens column by column, rows tried top to bottom:
+                # its i-th solution is the transpose of the i-th lexicographic board
+                board = [0] * n
+                for c, r in enumerate(sol):
+                    board[r] = c
+                return board, (f"N={n}: solution {index} in `nqueens solve --all` order\n"
+                               f"(Python solver: a count file stores no boards)\n"
+                               f"[{' '.join(map(str, board))}]")
             count = i + 1
     except RuntimeError:
         return None, (f"the Python solver gave up after {BOARD_SOLVER_NODES} nodes "
@@ -344,22 +376,22 @@ def plot_file(path, out_dir, board_index=0, out=None):
             raise OutputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
         stem = os.path.splitext(rf.name)[0]
         p = lambda what: os.path.join(out_dir, f"{stem}_{what}.png")  # noqa: E731
+        board, desc = board_for_plot(rf, board_index)   # a bad --board fails before any plot
         un = rf.units()
         if len(un["id"]) == 0:
             print("skipped unit plots: /units is empty", file=out)
         else:
             written.append(plot_unit_times(rf, un, p("unit_times")))
             written.append(plot_load(rf, un, p("load")))
-            if un["prefix"].shape[1] >= 1:
+            if (un["placement"][:, 0] >= 0).all():
                 written.append(plot_prefix(rf, un, p("prefix")))
             else:
-                print("skipped prefix plot: depth 0 (no pre-placed rows)", file=out)
+                print("skipped prefix plot: row 0 is not pre-placed (depth 0)", file=out)
         if rf.has_boards:
             if rf.dataset("/boards/solutions").shape[0]:
                 written.append(plot_queen_heatmap(rf, p("queen_heatmap")))
             else:
                 print("skipped queen heat map: no boards stored", file=out)
-        board, desc = board_for_plot(rf, board_index)
         if board is None:
             print(f"skipped board drawing: {desc}", file=out)
         else:

@@ -202,16 +202,40 @@ class ResultFile:
             raise BadFileError(f"{self.path}: cannot read {path}{_slice_text(sl)} "
                                f"({_short(exc)})") from None
 
-    def units(self, names=None):
-        """The /units group as a dict of numpy arrays (missing datasets raise BadFileError)."""
-        names = names or list(UNIT_DATASETS)
+    def units(self):
+        """The /units group as a dict of numpy arrays, plus
+        'layout': 'prefix' (the contract's /units/prefix (U, depth)) or 'placement'
+                  (/units/placement (U, N), 0xFF = row left to the search), and
+        'placement': (U, N) int16, the pre-placed column per row, -1 for empty rows."""
         if "units" not in self.h5:
             raise BadFileError(f"{self.path}: group /units is missing")
+        grp = self.h5["units"]
         out = {}
-        for k in names:
-            out[k] = self.read(f"/units/{k}")
-        if "prefix" in out and out["prefix"].ndim == 1:
-            out["prefix"] = out["prefix"].reshape(-1, 1)
+        for k in UNIT_DATASETS:
+            if k != "prefix":
+                out[k] = self.read(f"/units/{k}")
+        U = len(out["id"])
+        n = self.n or 0
+        if "prefix" in grp:
+            p = self.read("/units/prefix")
+            if p.ndim == 1:
+                p = p.reshape(-1, 1)
+            out["prefix"] = p
+            out["layout"] = "prefix"
+            pl = np.full((U, n), -1, dtype=np.int16)
+            d = min(p.shape[1], n)
+            pl[:, :d] = p[:len(pl), :d]
+        elif "placement" in grp:
+            raw = self.read("/units/placement")
+            if raw.ndim != 2:
+                raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, "
+                                   f"expected (units, n)")
+            pl = raw.astype(np.int16)
+            pl[raw == 0xFF] = -1
+            out["layout"] = "placement"
+        else:
+            raise BadFileError(f"{self.path}: dataset /units/prefix is missing")
+        out["placement"] = pl
         return out
 
     def iter_boards(self, chunk_rows=1 << 17, with_class=None):

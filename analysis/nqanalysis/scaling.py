@@ -54,7 +54,7 @@ def plot_scaling(runs, groups, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax1, ax2) = plt.subplots(1, 2, layout="constrained", figsize=(12, 4.8))
     by_workers = {}
     for r in runs:
         by_workers.setdefault((r["workers"], r["mode"]), []).append(r)
@@ -68,21 +68,25 @@ def plot_scaling(runs, groups, path):
     ax1.set_title("time vs N")
     ax1.xaxis.get_major_locator().set_params(integer=True)
     ax1.legend(fontsize=8)
-    maxw = 1
+    bases = {}
     for (n, mode), g in sorted(groups.items()):
         g = sorted(g, key=lambda r: r["workers"])
         ax2.plot([r["workers"] for r in g], [r["speedup"] for r in g], "o-",
                  label=f"N={n} ({mode})")
-        maxw = max(maxw, max(r["workers"] / r["base_workers"] for r in g))
-    xs = np.array([1, max(maxw, 2)])
-    ax2.plot(xs, xs, "k--", lw=1, label="ideal")
+        b = g[0]["base_workers"]
+        bases[b] = max(bases.get(b, b), g[-1]["workers"])
+    for i, (b, top) in enumerate(sorted(bases.items())):
+        xs = np.array([b, max(top, 2 * b)], dtype=float)
+        ax2.plot(xs, xs / b, "k--", lw=1, label="ideal" if i == 0 else None)
+    from matplotlib.ticker import FormatStrFormatter
     ax2.set_xscale("log", base=2)
     ax2.set_yscale("log", base=2)
+    for axis in (ax2.xaxis, ax2.yaxis):
+        axis.set_major_formatter(FormatStrFormatter("%g"))
     ax2.set_xlabel("ranks x threads")
     ax2.set_ylabel("speedup vs the fewest workers")
     ax2.set_title("time vs ranks x threads (speedup)")
     ax2.legend(fontsize=8)
-    fig.tight_layout()
     try:
         fig.savefig(path, dpi=110)
     except OSError as exc:

@@ -12,7 +12,7 @@ import numpy as np
 from . import boards as B
 from .known import default_table_path, load_known
 from .resultfile import (BOARD_DATASETS, FORMAT_VERSION, ROOT_ATTRS, UNIT_DATASETS,
-                         BadFileError, ResultFile, dtype_problem)
+                         ResultFile, dtype_problem)
 
 MAX_DETAILS = 10
 CHUNK_ROWS = 1 << 17            # boards per chunk (~2 MB of uint8 for N = 16)
@@ -69,6 +69,11 @@ def _more(details, total):
 
 def _fmt_board(row):
     return " ".join(str(int(v)) for v in np.asarray(row).ravel())
+
+
+def _fmt_pl(row):
+    """A placement row; empty rows (-1) as '.'."""
+    return " ".join("." if int(v) < 0 else str(int(v)) for v in np.asarray(row).ravel())
 
 
 def _rows_text(rows, limit=MAX_DETAILS):
@@ -146,7 +151,8 @@ class Verifier:
         depth = val_int("depth")
         need(depth is None or n is None or 0 <= depth <= n, f"depth = {depth} outside 0..n={n}")
         sym = a.get("symmetry")
-        need(sym is None or sym in ("mirror", "none"), f"symmetry = {sym!r} (mirror or none)")
+        need(sym is None or sym in ("mirror", "none", "full"),
+             f"symmetry = {sym!r} (mirror or none; full as in src/core/units.h)")
         status = a.get("status")
         need(status is None or status in ("complete", "partial"),
              f"status = {status!r} (complete or partial)")
@@ -182,26 +188,34 @@ class Verifier:
     def check_units(self):
         rf, rep = self.rf, self.rep
         n, depth = self.n, self.depth
-        if "units" not in rf.h5:
+        if "units" not in rf.h5 or not hasattr(rf.h5["units"], "keys"):
             rep.fail("group /units is missing")
             return False
         grp = rf.h5["units"]
-        missing = [k for k in UNIT_DATASETS if k not in grp]
+        specs = dict(UNIT_DATASETS)
+        if "prefix" not in grp and "placement" in grp:
+            # the layout the C++ writer uses: one column per row, 0xFF = row left to the search
+            del specs["prefix"]
+            specs["placement"] = ("u8", 2)
+            rep.warn("/units/placement (units x n, 0xFF = empty row) instead of the contract's "
+                     "/units/prefix (units x depth); checked as a placement")
+        missing = [k for k in specs if k not in grp]
         if missing:
             rep.fail(f"/units datasets missing: {', '.join('/units/' + k for k in missing)}")
             return False
         type_fail, type_warn, shape_bad = [], [], []
         lengths = {}
-        for k, (kind, rank) in UNIT_DATASETS.items():
+        for k, (kind, rank) in specs.items():
             ds = grp[k]
+            if not hasattr(ds, "dtype"):
+                shape_bad.append(f"/units/{k} is not a dataset")
+                continue
             sev, msg = dtype_problem(ds.dtype, kind)
             if sev == "fail":
                 type_fail.append(f"/units/{k} {msg}")
             elif sev == "warn":
                 type_warn.append(f"/units/{k} {msg}")
-            if k == "prefix" and ds.ndim == 1 and depth in (0, 1):
-                pass
-            elif ds.ndim != rank:
+            if ds.ndim != rank:
                 shape_bad.append(f"/units/{k} has shape {ds.shape}, expected rank {rank}")
             lengths[k] = ds.shape[0] if ds.ndim else None
         if type_fail:
@@ -212,19 +226,26 @@ class Verifier:
         for k, ln in lengths.items():
             if ln != u:
                 shape_bad.append(f"/units/{k} has {ln} rows but /units/id has {u}")
-        pds = grp["prefix"]
-        if pds.ndim == 2 and pds.shape[1] != depth:
-            shape_bad.append(f"/units/prefix has {pds.shape[1]} columns but depth = {depth}")
+        if "prefix" in specs:
+            pds = grp["prefix"]
+            if pds.ndim == 2 and pds.shape[1] != depth:
+                shape_bad.append(f"/units/prefix has {pds.shape[1]} columns but depth = {depth}")
+        else:
+            pds = grp["placement"]
+            if pds.ndim == 2 and pds.shape[1] != n:
+                shape_bad.append(f"/units/placement has {pds.shape[1]} columns but n = {n}")
         if shape_bad:
             rep.fail("/units dataset shapes are inconsistent", shape_bad)
             return False
         if type_fail:
             return False
         self.units = un = rf.units()
+        self.layout = un["layout"]
+        self.pname = "/units/" + un["layout"]
         U = len(un["id"])
         ids = un["id"].astype(np.uint64)
         mult = un["multiplicity"].astype(np.int64)
-        prefix = un["prefix"].astype(np.int16)
+        pl = un["placement"]
         self.U = U
 
         ud = self.rf.int_attr("units_done")
@@ -294,21 +315,22 @@ class Verifier:
                     rep.warn(f"status is partial but /units holds all {expected} units{where}")
 
         # multiplicity
-        badm = np.nonzero((mult != 1) & (mult != 2))[0]
+        allowed = {"none": (1,), "mirror": (1, 2), "full": (1, 2, 4, 8)}.get(self.sym, (1, 2, 4, 8))
+        badm = np.nonzero(~np.isin(mult, allowed))[0]
         if len(badm):
-            rep.fail(f"/units/multiplicity: {len(badm)} values other than 1 or 2",
+            rep.fail(f"/units/multiplicity: {len(badm)} values other than "
+                     f"{' or '.join(map(str, allowed))} (symmetry {self.sym})",
                      [f"row {r} (unit id {int(ids[r])}): {int(mult[r])}" for r in badm[:MAX_DETAILS]],
                      total=len(badm))
-        elif self.sym == "none" and (mult == 2).any():
-            rows = np.nonzero(mult == 2)[0]
-            rep.fail(f"/units/multiplicity: symmetry is 'none' but {len(rows)} units have "
-                     f"multiplicity 2 (rows {_rows_text(rows)})")
         else:
-            rep.ok("/units/multiplicity: all 1 or 2"
-                   + (" (all 1, symmetry none)" if self.sym == "none" else ""))
+            rep.ok(f"/units/multiplicity: all {' or '.join(map(str, allowed))} "
+                   f"(symmetry {self.sym})")
+        if self.sym == "full":
+            rep.warn("symmetry 'full' is not in docs/contract.md (which lists mirror and none); "
+                     "checked as the 8-fold border reduction of src/core/units.h")
 
-        # prefixes: valid placements, no overlaps (counting mirrors), full coverage
-        self.check_prefixes(ids, prefix, mult)
+        # placements: valid, rows filled as the symmetry says, no overlaps, full coverage
+        self.check_placements(ids, pl, mult)
 
         # per-unit recount with the Python solver
         do_recount = self.recount == "always" or (self.recount == "auto" and n <= RECOUNT_AUTO_MAX_N)
@@ -318,10 +340,10 @@ class Verifier:
             for r in range(U):
                 if not self._prefix_ok[r]:
                     continue
-                c = B.count_completions(n, prefix[r])
+                c = B.count_completions(n, pl[r])
                 if c != int(sols[r]):
-                    wrong.append(f"/units/solutions row {r} (unit id {int(ids[r])}, prefix "
-                                 f"[{_fmt_board(prefix[r])}]): file says {int(sols[r])}, "
+                    wrong.append(f"/units/solutions row {r} (unit id {int(ids[r])}, placement "
+                                 f"[{_fmt_pl(pl[r])}]): file says {int(sols[r])}, "
                                  f"recount gives {c}")
             rep.check(not wrong, f"/units/solutions: all {U} units recounted by the Python solver",
                       f"/units/solutions: {len(wrong)} units differ from an independent recount",
@@ -353,24 +375,42 @@ class Verifier:
             rep.warn("worker ids outside the last run's ranks x threads", wr)
         return True
 
-    def check_prefixes(self, ids, prefix, mult):
-        rep, n, depth = self.rep, self.n, self.depth
+    def check_placements(self, ids, pl, mult):
+        rep, n, depth, pname = self.rep, self.n, self.depth, self.pname
         U = len(ids)
         self._prefix_ok = np.ones(U, dtype=bool)
-        if depth == 0:
-            rep.ok("/units/prefix: depth 0, nothing pre-placed")
-            if self.whole and U == 1 and int(mult[0]) != 1:
-                rep.fail("/units/multiplicity row 0: depth 0 unit must have multiplicity 1")
+        if U == 0:
             return
-        okm = B.valid_mask(prefix, n)
+        okm = B.placement_valid_mask(pl, n)
         self._prefix_ok = okm
         bad = np.nonzero(~okm)[0]
         if len(bad):
-            rep.fail(f"/units/prefix: {len(bad)} prefixes are not valid placements",
-                     [f"row {r} (unit id {int(ids[r])}) [{_fmt_board(prefix[r])}]: "
-                      f"{B.explain_board(prefix[r], n)}" for r in bad[:MAX_DETAILS]],
+            rep.fail(f"{pname}: {len(bad)} pre-placements are not valid (queens attack each "
+                     f"other or lie off the board)",
+                     [f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(pl[r])}]: "
+                      f"{B.explain_board(pl[r], n)}" for r in bad[:MAX_DETAILS]],
                      total=len(bad))
             return
+        filled = pl >= 0
+        rows = np.arange(n)
+        if self.sym == "full":
+            self.check_full_borders(ids, pl, mult)
+            return
+        # none / mirror: exactly rows 0..depth-1 are pre-placed
+        want = rows < depth
+        wrong = np.nonzero((filled != want).any(axis=1))[0]
+        if len(wrong):
+            rep.fail(f"{pname}: {len(wrong)} units do not pre-place exactly rows 0..{depth - 1}",
+                     [f"row {r} (unit id {int(ids[r])}): [{_fmt_pl(pl[r])}]"
+                      for r in wrong[:MAX_DETAILS]], total=len(wrong))
+            return
+        if depth == 0:
+            rep.ok(f"{pname}: depth 0, nothing pre-placed")
+            if self.whole and (U != 1 or int(mult[0]) != 1):
+                rep.fail(f"/units: depth 0 needs exactly one unit of multiplicity 1 "
+                         f"({U} units, multiplicities {sorted(set(mult.tolist()))})")
+            return
+        prefix = pl[:, :depth]
         # every placement a unit stands for: its prefix, and its mirror when multiplicity 2
         m2 = np.nonzero(mult == 2)[0]
         mir = (n - 1) - prefix[m2]
@@ -392,22 +432,65 @@ class Verifier:
             problems.append(f"placement [{_fmt_board(uniq[g])}] covered more than once: {desc}")
         covered = len(allp)
         if problems:
-            rep.fail("/units/prefix: units overlap (counting the mirror of multiplicity-2 units)",
+            rep.fail(f"{pname}: units overlap (counting the mirror of multiplicity-2 units)",
                      problems, total=len(selfsym) + len(dup_groups))
             return
         if self.whole:
-            expect = B.valid_prefix_count(n, depth, limit=COVERAGE_LIMIT)
-            if expect is None or covered > COVERAGE_LIMIT:
-                rep.info(f"/units/prefix: coverage check skipped (more than {COVERAGE_LIMIT} placements)")
-                rep.ok(f"/units/prefix: {U} valid, distinct prefixes (mirrors included)")
+            expect = None if covered > COVERAGE_LIMIT else \
+                B.valid_prefix_count(n, depth, limit=COVERAGE_LIMIT)
+            if expect is None:
+                rep.info(f"{pname}: coverage check skipped (more than {COVERAGE_LIMIT} placements)")
+                rep.ok(f"{pname}: {U} valid, distinct prefixes (mirrors included)")
             elif expect == covered:
-                rep.ok(f"/units/prefix: valid and distinct; with mirrors they cover all {expect} "
+                rep.ok(f"{pname}: valid and distinct; with mirrors they cover all {expect} "
                        f"placements of the first {depth} rows exactly once")
             else:
-                rep.fail(f"/units/prefix: units (with mirrors) cover {covered} placements of the "
+                rep.fail(f"{pname}: units (with mirrors) cover {covered} placements of the "
                          f"first {depth} rows, but there are {expect}")
         else:
-            rep.ok(f"/units/prefix: {U} valid, distinct prefixes (mirrors included)")
+            rep.ok(f"{pname}: {U} valid, distinct prefixes (mirrors included)")
+
+    def check_full_borders(self, ids, pl, mult):
+        """symmetry full: each unit pre-places the border (the queens of row 0, row n-1,
+        column 0 and column n-1) and rows 1..depth-1; multiplicity = number of distinct images
+        of the border; units with different borders have disjoint border classes."""
+        rep, n, depth, pname = self.rep, self.n, self.depth, self.pname
+        filled = pl >= 0
+        probs = []
+        orbit_of = {}
+        owner = {}
+        overlaps = []
+        for r in range(len(ids)):
+            row = pl[r]
+            need_rows = set(range(min(depth, n))) | {0, n - 1}
+            missing = [x for x in sorted(need_rows) if not filled[r, x]]
+            cols = set(int(c) for c in row if c >= 0)
+            extra = [x for x in range(n) if filled[r, x] and x not in need_rows
+                     and int(row[x]) not in (0, n - 1)]
+            if missing or 0 not in cols or (n - 1) not in cols or extra:
+                if len(probs) < MAX_DETAILS:
+                    probs.append(f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(row)}]: not a border "
+                                 f"(rows 0, {n - 1}, columns 0, {n - 1}) plus rows 0..{depth - 1}")
+                continue
+            border = B.border_squares(row, n)
+            if border not in orbit_of:
+                orb = B.square_orbit(border, n)
+                orbit_of[border] = orb
+                for img in orb:
+                    if img in owner and owner[img][0] != border:
+                        overlaps.append((owner[img][1], r))
+                    owner.setdefault(img, (border, r))
+            size = len(orbit_of[border])
+            if size != int(mult[r]) and len(probs) < MAX_DETAILS:
+                probs.append(f"/units/multiplicity row {r} (unit id {int(ids[r])}): "
+                             f"{int(mult[r])}, but its border has {size} distinct images")
+        for a, b in overlaps[:MAX_DETAILS]:
+            probs.append(f"units in rows {a} and {b} use borders that are images of each other")
+        if probs:
+            rep.fail(f"{pname}: full-symmetry units inconsistent", probs)
+        else:
+            rep.ok(f"{pname}: {len(orbit_of)} distinct borders, classes disjoint, "
+                   f"multiplicity = number of images for every unit")
 
     # ------------------------------------------------------------------ totals
     def check_totals(self):
@@ -419,8 +502,14 @@ class Verifier:
         r_fixed = rf.int_attr("rot90_fixed")
         if self.units is not None:
             un = self.units
-            recomputed = sum(int(m) * int(s) for m, s in
-                             zip(un["multiplicity"].tolist(), un["solutions"].tolist()))
+            m = un["multiplicity"].astype(np.uint64)
+            sol = un["solutions"].astype(np.uint64)
+            if len(sol) == 0:
+                recomputed = 0
+            elif int(m.max()) * int(sol.max()) * len(sol) < 2 ** 63:   # no uint64 overflow
+                recomputed = int(np.sum(m * sol, dtype=np.uint64))
+            else:
+                recomputed = sum(int(a) * int(b) for a, b in zip(m.tolist(), sol.tolist()))
             self.recomputed_total = recomputed
             rep.check(total == recomputed,
                       f"total = {total} equals sum(multiplicity*solutions) over /units",
@@ -497,8 +586,8 @@ class Verifier:
 
     # ------------------------------------------------------------------ /boards
     def check_boards(self):
-        rf, rep, n, depth = self.rf, self.rep, self.n, self.depth
-        has_group = "boards" in rf.h5
+        rf, rep, n = self.rf, self.rep, self.n
+        has_group = "boards" in rf.h5 and hasattr(rf.h5["boards"], "keys")
         if self.mode != "boards":
             if has_group:
                 rep.warn("group /boards present although mode is count (ignored)")
@@ -558,7 +647,8 @@ class Verifier:
             ids = self.units["id"].astype(np.uint64)
             order = np.argsort(ids, kind="stable")
             sorted_ids = ids[order]
-            uprefix = self.units["prefix"].astype(np.int16)
+            upl = self.units["placement"]
+            any_placed = bool((upl >= 0).any())
             umult = self.units["multiplicity"].astype(np.int64)
             per_unit = np.zeros(len(ids), dtype=np.int64)
 
@@ -611,23 +701,34 @@ class Verifier:
                                       f"is not in /units/id")
                 urow = order[pos_c[found]] if len(sorted_ids) else np.zeros(0, dtype=np.intp)
                 per_unit += np.bincount(urow, minlength=len(ids))
-                if depth > 0 and len(urow):
-                    bp = bi[found, :depth]
-                    up = uprefix[urow]
-                    same = (bp == up).all(axis=1)
-                    mirr = (umult[urow] == 2) & (bp == (n - 1) - up).all(axis=1)
-                    badp = np.nonzero(~(same | mirr))[0]
+                if any_placed and len(urow):
+                    bf = bi[found]
+                    up = upl[urow]
+                    free = up < 0
+                    ok = ((bf == up) | free).all(axis=1)
+                    mm = umult[urow] > 1
+                    if self.sym == "full":
+                        # a board is an image g(s) of a completion s of the placement
+                        cand = np.nonzero(~ok & mm)[0]
+                        if len(cand):
+                            for t in B.transforms(bf[cand])[1:]:
+                                ok[cand] |= ((t == up[cand]) | free[cand]).all(axis=1)
+                    elif self.sym != "none":
+                        # mirror: the board or its mirror image completes the placement
+                        ok |= mm & (((n - 1) - bf == up) | free).all(axis=1)
+                    badp = np.nonzero(~ok)[0]
                     if len(badp):
                         n_badprefix += len(badp)
                         frows = rows[found]
                         for j in badp[:max(0, MAX_DETAILS - len(badprefix))]:
                             ur = urow[j]
-                            alt = (f" or its mirror [{_fmt_board((n - 1) - up[j])}]"
-                                   if umult[ur] == 2 else "")
+                            alt = {"full": " or an image of it",
+                                   "none": ""}.get(self.sym, " or its mirror")
+                            alt = alt if umult[ur] > 1 else ""
                             badprefix.append(
-                                f"/boards/solutions row {frows[j]} starts [{_fmt_board(bp[j])}] "
-                                f"but its unit id {int(ids[ur])} (/units row {ur}) has prefix "
-                                f"[{_fmt_board(up[j])}]{alt}")
+                                f"/boards/solutions row {frows[j]} [{_fmt_board(bf[j])}] does not "
+                                f"complete the pre-placement [{_fmt_pl(up[j])}]{alt} of its unit "
+                                f"id {int(ids[ur])} (/units row {ur})")
             # symmetry
             vb = bi[valid]
             vrows = rows[valid]
@@ -681,12 +782,13 @@ class Verifier:
             rep.check(n_nounit == 0, "/boards/unit: every board's unit is in /units",
                       f"/boards/unit: {n_nounit} boards name a unit that is not in /units",
                       nounit, total=n_nounit)
-            if depth > 0:
+            if any_placed:
+                how = {"full": " (or is an image of one, for multiplicity > 1)",
+                       "none": ""}.get(self.sym, " (or its mirror, for multiplicity 2)")
                 rep.check(n_badprefix == 0,
-                          f"/boards: every board starts with its unit's prefix"
-                          + (" (or its mirror for multiplicity 2)" if (umult == 2).any() else ""),
-                          f"/boards: {n_badprefix} boards do not start with their unit's prefix",
-                          badprefix, total=n_badprefix)
+                          f"/boards: every board completes its unit's pre-placement{how}",
+                          f"/boards: {n_badprefix} boards do not complete their unit's "
+                          f"pre-placement (prefix)", badprefix, total=n_badprefix)
         total_attr = rf.int_attr("total")
         unique_attr = rf.int_attr("unique")
         if not is_class:

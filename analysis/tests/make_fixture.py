@@ -11,7 +11,6 @@ binary's output.  Usage:
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 import h5py
@@ -24,23 +23,35 @@ from nqanalysis.known import lookup          # noqa: E402
 
 
 def enumerate_units(n, depth, symmetry="mirror"):
-    """(prefix, multiplicity) of every work unit in a deterministic order.
+    """[(placement, multiplicity, image_ks)] of every work unit in a deterministic order.
 
-    mirror: first-row column c < n//2 stands for itself and its mirror (multiplicity 2); for
-    odd n the middle column is enumerated once (multiplicity 1); columns right of the middle
-    are covered by the mirrors."""
+    placement: n columns, -1 for rows left to the search.  image_ks: the symmetries k (see
+    nqanalysis.boards.map_square) whose images of a completion the unit stands for.
+    none:   every valid placement of rows 0..depth-1, multiplicity 1.
+    mirror: the same with the first queen in the left half (x2); for odd n with the first queen
+            in the middle column, the second queen in the left half (x2) (depth 1: x1).
+    full:   the border (queens of row 0, row n-1, column 0, column n-1), one representative per
+            class of the 8 symmetries, multiplicity = number of distinct images, plus rows
+            1..depth-1 (src/core/units.h)."""
+    if symmetry == "full":
+        return _full_units(n, depth)
     out = []
+    mid = n // 2
 
     def rec(prefix):
         if len(prefix) == depth:
+            pl = list(prefix) + [-1] * (n - depth)
             if symmetry == "none" or depth == 0:
-                out.append((tuple(prefix), 1))
-            else:
-                c0 = prefix[0]
-                if c0 < n // 2:
-                    out.append((tuple(prefix), 2))
-                elif n % 2 == 1 and c0 == n // 2:
-                    out.append((tuple(prefix), 1))
+                out.append((pl, 1, [0]))
+                return
+            c0 = prefix[0]
+            if c0 < mid:
+                out.append((pl, 2, [0, 4]))
+            elif n % 2 == 1 and c0 == mid:
+                if depth == 1:
+                    out.append((pl, 1, [0]))
+                elif prefix[1] < mid:
+                    out.append((pl, 2, [0, 4]))
             return
         for c in range(n):
             cand = prefix + [c]
@@ -51,35 +62,57 @@ def enumerate_units(n, depth, symmetry="mirror"):
     return out
 
 
-def solve_unit(n, prefix):
+def _full_units(n, depth):
+    seen = set()
+    out = []
+    lines = [lambda sq: sq[0] == 0, lambda sq: sq[0] == n - 1,
+             lambda sq: sq[1] == 0, lambda sq: sq[1] == n - 1]
+    for a in range(n):
+        for b in range(n):
+            for c in range(n):
+                for d in range(n):
+                    sqs = frozenset({(0, a), (n - 1, b), (c, 0), (d, n - 1)})
+                    if any(sum(1 for q in sqs if line(q)) != 1 for line in lines):
+                        continue
+                    pl = [-1] * n
+                    rows = [r for r, _ in sqs]
+                    if len(set(rows)) != len(rows):
+                        continue
+                    for r, col in sqs:
+                        pl[r] = col
+                    if B.explain_board(pl, n) != "" or sqs in seen:
+                        continue
+                    orbit = B.square_orbit(sqs, n)
+                    seen.update(orbit)
+                    ks = sorted(orbit.values())
+                    todo = [r for r in range(min(depth, n)) if pl[r] < 0]
+
+                    def fill(i, pl=pl, ks=ks):
+                        if i == len(todo):
+                            out.append((list(pl), len(ks), ks))
+                            return
+                        for col in range(n):
+                            pl[todo[i]] = col
+                            if B.explain_board(pl, n) == "":
+                                fill(i + 1)
+                        pl[todo[i]] = -1
+
+                    fill(0)
+    return out
+
+
+def image(board, n, k):
+    out = [0] * n
+    for r, c in enumerate(board):
+        r2, c2 = B.map_square(n, k, r, c)
+        out[r2] = c2
+    return tuple(out)
+
+
+def solve_unit(n, placement):
     """(list of completions, nodes visited)."""
-    nodes = 0
-    sols = []
-    full = (1 << n) - 1
-    cols = ld = rd = 0
-    for c in prefix:
-        bit = 1 << c
-        cols |= bit
-        ld = ((ld | bit) << 1) & full
-        rd = (rd | bit) >> 1
-    board = list(prefix)
-
-    def rec(cols, ld, rd):
-        nonlocal nodes
-        nodes += 1
-        if cols == full:
-            sols.append(tuple(board))
-            return
-        free = full & ~(cols | ld | rd)
-        while free:
-            bit = free & -free
-            free ^= bit
-            board.append(bit.bit_length() - 1)
-            rec(cols | bit, ((ld | bit) << 1) & full, (rd | bit) >> 1)
-            board.pop()
-
-    rec(cols, ld, rd)
-    return sols, nodes
+    sols = list(B.iter_solutions(n, placement))
+    return sols, 1 + len(sols) * n
 
 
 def _s(text):
@@ -87,13 +120,18 @@ def _s(text):
 
 
 def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, threads=2,
-                shard=None, partial=None, symmetry="mirror", seed=1, wall_seconds=None):
+                shard=None, partial=None, symmetry="mirror", seed=1, wall_seconds=None,
+                layout=None):
     """Write a result file; returns a dict of what was written.
 
     shard=(index, count) keeps units with id % count == index; partial=k keeps the first k
-    units of the (sharded) enumeration and marks the file partial."""
+    units of the (sharded) enumeration and marks the file partial.  layout: 'prefix' (the
+    contract's /units/prefix) or 'placement' (/units/placement (U, n), 0xFF = empty row, as the
+    C++ writer does); symmetry 'full' needs 'placement'."""
     if depth is None:
         depth = min(2, n)
+    if layout is None:
+        layout = "placement" if symmetry == "full" else "prefix"
     rng = np.random.default_rng(seed)
     units = enumerate_units(n, depth, symmetry)
     units_total = len(units)
@@ -109,15 +147,15 @@ def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, thread
     free_at = np.zeros(workers)
     t0 = 1.7e9
     for uid in keep:
-        prefix, mult = units[uid]
-        sols, nodes = solve_unit(n, list(prefix))
-        sec = nodes * 2e-7 * float(rng.lognormal(0, 0.6)) + 1e-6
+        pl, mult, ks = units[uid]
+        sols, nodes = solve_unit(n, pl)
+        sec = nodes * 2e-6 * float(rng.lognormal(0, 0.6)) + 1e-6
         w = int(np.argmin(free_at))
         started = t0 + free_at[w]
         free_at[w] += sec
-        rows.append((uid, prefix, mult, len(sols), nodes, sec, started, w // threads, w % threads))
-        for s in sols:
-            found = [s] + ([tuple(n - 1 - c for c in s)] if mult == 2 else [])
+        rows.append((uid, pl, mult, len(sols), nodes, sec, started, w // threads, w % threads))
+        for sol in sols:
+            found = [image(sol, n, k) for k in ks]
             if mode == "boards" and boards == "all":
                 all_boards.extend(found)
                 all_units.extend([uid] * len(found))
@@ -181,8 +219,12 @@ def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, thread
         A.create("matches_known", _s(matches))
         g = f.create_group("units")
         g.create_dataset("id", data=np.array([r[0] for r in rows], dtype=np.uint64))
-        g.create_dataset("prefix", data=np.array([r[1] for r in rows], dtype=np.uint8)
-                         .reshape(U, depth))
+        pls = np.array([r[1] for r in rows], dtype=np.int16).reshape(U, n)
+        if layout == "prefix":
+            g.create_dataset("prefix", data=pls[:, :depth].astype(np.uint8).reshape(U, depth))
+        else:
+            raw = np.where(pls < 0, 0xFF, pls).astype(np.uint8)
+            g.create_dataset("placement", data=raw)
         g.create_dataset("multiplicity", data=np.array([r[2] for r in rows], dtype=np.uint32))
         g.create_dataset("solutions", data=np.array([r[3] for r in rows], dtype=np.uint64))
         g.create_dataset("nodes", data=np.array([r[4] for r in rows], dtype=np.uint64))
@@ -212,13 +254,14 @@ def main(argv=None):
     ap.add_argument("--depth", type=int)
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--symmetry", choices=["mirror", "none"], default="mirror")
+    ap.add_argument("--symmetry", choices=["mirror", "none", "full"], default="mirror")
+    ap.add_argument("--layout", choices=["prefix", "placement"])
     ap.add_argument("--shard", help="i/n")
     ap.add_argument("--partial", type=int, help="keep only the first K units")
     a = ap.parse_args(argv)
     shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
     info = make_result(a.out, a.n, a.mode, a.boards, a.depth, a.ranks, a.threads, shard,
-                       a.partial, a.symmetry)
+                       a.partial, a.symmetry, layout=a.layout)
     print(f"{a.out}: {info}")
 
 

@@ -1,0 +1,133 @@
+"""plot and scaling: every figure is written and is a real, readable PNG."""
+
+import os
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+
+from conftest import nq  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def assert_png(path, min_w=200, min_h=200):
+    assert os.path.isfile(path), path
+    with open(path, "rb") as fh:
+        assert fh.read(8) == PNG_MAGIC, path
+    img = plt.imread(path)
+    h, w = img.shape[:2]
+    assert w >= min_w and h >= min_h, (path, img.shape)
+    assert w <= 5000 and h <= 5000, (path, img.shape)
+    assert img.std() > 0.01, f"{path} looks blank"
+
+
+EXPECTED = {
+    "count10": ["unit_times", "load", "prefix", "board0"],
+    "boards_all8": ["unit_times", "load", "prefix", "queen_heatmap", "board0"],
+    "boards_class8": ["unit_times", "load", "prefix", "queen_heatmap", "board5"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_plot_writes_pngs(runs, tmp_path, name):
+    args = ["plot", runs[name], "--out", tmp_path / "figs"]
+    if name == "boards_class8":
+        args += ["--board", "5"]
+    r = nq(*args)
+    assert r.rc == 0, r
+    printed = [ln for ln in r.out.splitlines() if ln.endswith(".png")]
+    want = [str(tmp_path / "figs" / f"{name}_{what}.png") for what in EXPECTED[name]]
+    assert sorted(printed) == sorted(want), r.out
+    for p in want:
+        assert_png(p)
+
+
+def test_plot_board_out_of_range(runs, tmp_path):
+    r = nq("plot", runs["boards_all8"], "--out", tmp_path, "--board", "92")
+    assert r.rc == 2, r
+    assert "--board 92 out of range" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_plot_requires_out(runs):
+    r = nq("plot", runs["count10"])
+    assert r.rc == 2 and "--out" in r.err
+
+
+def test_plot_bad_file(tmp_path):
+    r = nq("plot", tmp_path / "none.h5", "--out", tmp_path)
+    assert r.rc == 3 and "no such file" in r.err
+
+
+def test_scaling(scaling_runs, runs, tmp_path):
+    files = sorted(scaling_runs.values()) + [runs["count10"]]
+    r = nq("scaling", *files, "--out", tmp_path)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    assert lines[0].split()[:3] == ["file", "N", "mode"]
+    for name in scaling_runs:
+        assert f"{name}.h5" in r.out
+    assert "speedup" in lines[0] and "efficiency" in lines[0]
+    assert_png(str(tmp_path / "scaling.png"))
+    assert lines[-1] == str(tmp_path / "scaling.png")
+
+
+def test_load_plot_many_units_uses_utilisation_map(runs, tmp_path):
+    """More units than a Gantt chart can draw: the utilisation heat map path."""
+    import numpy as np
+    from nqanalysis import plots
+    from nqanalysis.resultfile import ResultFile
+    rng = np.random.default_rng(0)
+    U = plots.GANTT_MAX_UNITS + 1000
+    un = dict(seconds=rng.lognormal(-3, 1.2, U), started=1.7e9 + rng.uniform(0, 100, U),
+              rank=rng.integers(0, 16, U).astype(np.int32),
+              thread=rng.integers(0, 4, U).astype(np.int32))
+    with ResultFile(runs["count10"]) as rf:
+        path = plots.plot_load(rf, un, str(tmp_path / "load.png"))
+    assert_png(path)
+
+
+def test_queen_heatmap_class_equals_all(runs):
+    """Expanding classes (class_size/8 per transform) gives the same map as all boards."""
+    import numpy as np
+    from nqanalysis.plots import queen_heatmap_counts
+    from nqanalysis.resultfile import ResultFile
+    with ResultFile(runs["boards_all8"]) as a, ResultFile(runs["boards_class8"]) as c:
+        ma, mc = queen_heatmap_counts(a), queen_heatmap_counts(c)
+    assert np.array_equal(ma, mc)
+    assert np.all(ma.sum(axis=1) == 92) and np.all(ma.sum(axis=0) == 92)
+
+
+@pytest.mark.parametrize("kw", [dict(symmetry="full"), dict(layout="placement"),
+                                dict(depth=0), dict(symmetry="none", boards="class")])
+def test_plot_fixture_variants(tmp_path, kw):
+    import make_fixture
+    path = str(tmp_path / "v.h5")
+    make_fixture.make_result(path, 8, "boards", **{"boards": "all", **kw})
+    r = nq("plot", path, "--out", tmp_path / "figs")
+    assert r.rc == 0, r
+    pngs = [ln for ln in r.out.splitlines() if ln.endswith(".png")]
+    assert len(pngs) == (4 if kw.get("depth") == 0 else 5), r.out
+    for p in pngs:
+        assert_png(p)
+
+
+@pytest.mark.parametrize("which", ["boards_all8", "sym_full_boards9", "sym_none_boards9"])
+def test_prefix_tables_match_the_boards(runs, symmetry_runs, which):
+    """Solutions by row-0 (and row-0/row-1) column, derived from /units with the images the
+    multiplicities stand for, equal the same counts taken from the stored boards."""
+    import numpy as np
+    from nqanalysis.plots import prefix_tables
+    from nqanalysis.resultfile import ResultFile
+    path = runs.get(which) or symmetry_runs[which]
+    with ResultFile(path) as rf:
+        un = rf.units()
+        own, img, grid = prefix_tables(rf.n, un["placement"], un["multiplicity"],
+                                       un["solutions"], rf.get("symmetry"))
+        b = rf.read("/boards/solutions").astype(np.int64)
+    assert np.array_equal(own + img, np.bincount(b[:, 0], minlength=b.shape[1]))
+    if grid is not None:
+        g = np.zeros_like(grid)
+        np.add.at(g, (b[:, 0], b[:, 1]), 1)
+        assert np.array_equal(g, grid)

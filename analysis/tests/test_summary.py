@@ -1,0 +1,54 @@
+"""summary: a side-by-side table of the key numbers."""
+
+from conftest import nq, nq_subprocess
+
+
+def test_summary_three_files(runs):
+    files = [runs["count10"], runs["boards_all8"], runs["boards_class8"]]
+    r = nq("summary", *files)
+    assert r.rc == 0, r
+    lines = r.out.splitlines()
+    header = lines[0].split()
+    assert header == ["file", "count10.h5", "boards_all8.h5", "boards_class8.h5"]
+    rows = {ln[:16].strip(): ln[16:].split() for ln in lines[2:]}
+    assert rows["N"] == ["10", "8", "8"]
+    assert rows["total"] == ["724", "92", "92"]
+    assert rows["unique"] == ["92", "12", "12"]
+    assert rows["known match"] == ["yes", "yes", "yes"]
+    assert rows["status"] == ["complete"] * 3
+    for key in ("mode", "wall time", "ranks x threads", "units", "solutions/s"):
+        assert key in rows, key
+    assert "count" in r.out and "boards (all)" in r.out and "boards (class)" in r.out
+    assert "x 2 = 2" in r.out
+
+
+def test_summary_unreadable_file_is_named(runs, tmp_path):
+    bad = tmp_path / "junk.h5"
+    bad.write_bytes(b"not hdf5")
+    r = nq("summary", runs["count10"], str(bad))
+    assert r.rc == 3
+    assert "junk.h5" in r.err and "unreadable HDF5 file" in r.err
+    assert "count10.h5" in r.out          # the readable file is still shown
+
+
+def test_summary_partial_and_wrong_values(tmp_path):
+    import h5py
+    import numpy as np
+    import make_fixture
+    p = str(tmp_path / "partial.h5")
+    make_fixture.make_result(p, 9, "count", partial=5)
+    w = str(tmp_path / "wrong.h5")
+    make_fixture.make_result(w, 8, "count")
+    with h5py.File(w, "r+") as f:
+        f.attrs.modify("total", np.uint64(90))
+    r = nq("summary", p, w)
+    assert r.rc == 0, r
+    assert "n/a (partial)" in r.out
+    assert "NO (known total 92)" in r.out and "[file says yes]" in r.out
+
+
+def test_summary_help_and_usage():
+    r = nq_subprocess("summary", "--help")
+    assert r.rc == 0 and "usage: nqanalyze summary" in r.out
+    r = nq("summary")
+    assert r.rc == 2 and len(r.err.strip().splitlines()) == 1

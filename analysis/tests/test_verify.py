@@ -1,0 +1,270 @@
+"""verify: passes on good files from the binary, fails (naming the problem) on corrupted copies."""
+
+import io
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import copy_file, delete_unit_row, nq, nq_subprocess
+import make_fixture
+from nqanalysis.resultfile import ResultFile
+from nqanalysis.verify import Verifier
+
+
+@pytest.mark.parametrize("name", ["count10", "boards_all8", "boards_class8"])
+def test_verify_passes_on_good_files(runs, name):
+    r = nq("verify", runs[name])
+    assert r.rc == 0, r
+    assert "RESULT: PASS" in r.out
+    assert "FAIL" not in r.out
+
+
+def test_verify_good_files_facts(runs):
+    r = nq("verify", runs["boards_all8"])
+    assert "all 92 boards are valid" in r.out, r
+    assert "match the published table for n = 8" in r.out
+    assert "Burnside" in r.out
+    r = nq("verify", runs["boards_class8"])
+    assert "every board is its class's canonical representative" in r.out, r
+    assert "sum(/boards/class_size) = 92 = total" in r.out
+    assert "12 rows = unique" in r.out
+
+
+def _first_row_with_solutions(path):
+    with h5py.File(path, "r") as f:
+        sols = f["/units/solutions"][...]
+    return int(np.nonzero(sols > 0)[0][0])
+
+
+@pytest.mark.parametrize("name", ["count10", "boards_all8"])
+def test_verify_wrong_unit_count(runs, tmp_path, name):
+    path = copy_file(runs[name], tmp_path, "wrong_count.h5")
+    row = _first_row_with_solutions(path)
+    with h5py.File(path, "r+") as f:
+        f["/units/solutions"][row] += 1
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "RESULT: FAIL" in r.out
+    assert "sum(multiplicity*solutions) over /units/solutions" in r.out
+    # N <= 10: every unit is recounted, the row is named
+    assert f"/units/solutions row {row} " in r.out, r
+    if name == "boards_all8":
+        assert "board count different from multiplicity*solutions" in r.out, r
+        assert f"(/units row {row})" in r.out
+
+
+def test_verify_invalid_board(runs, tmp_path):
+    path = copy_file(runs["boards_all8"], tmp_path, "invalid.h5")
+    with h5py.File(path, "r+") as f:
+        b = f["/boards/solutions"][5]
+        b[3] = b[2]
+        f["/boards/solutions"][5] = b
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/boards/solutions: 1 invalid boards" in r.out, r
+    assert "/boards/solutions row 5 " in r.out
+    assert "rows 2 and 3 share column" in r.out
+
+
+def test_verify_board_value_out_of_range(runs, tmp_path):
+    path = copy_file(runs["boards_class8"], tmp_path, "range.h5")
+    with h5py.File(path, "r+") as f:
+        b = f["/boards/solutions"][2]
+        b[0] = 9
+        f["/boards/solutions"][2] = b
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/boards/solutions row 2 " in r.out
+    assert "outside 0..7" in r.out
+
+
+@pytest.mark.parametrize("name", ["boards_all8", "boards_class8"])
+def test_verify_duplicated_board(runs, tmp_path, name):
+    path = copy_file(runs[name], tmp_path, "dup.h5")
+    with h5py.File(path, "r+") as f:
+        f["/boards/solutions"][7] = f["/boards/solutions"][3]
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/boards/solutions: 1 duplicate boards" in r.out, r
+    assert "/boards/solutions rows 3, 7" in r.out
+
+
+def test_verify_duplicates_found_across_passes(runs, tmp_path):
+    """Duplicate detection with a tiny key budget (several passes over the data)."""
+    path = copy_file(runs["boards_all8"], tmp_path, "dup2.h5")
+    with h5py.File(path, "r+") as f:
+        f["/boards/solutions"][90] = f["/boards/solutions"][1]
+    out = io.StringIO()
+    with ResultFile(path) as rf:
+        rc = Verifier(rf, out, chunk_rows=7, key_budget=10).run()
+    assert rc == 1
+    assert "/boards/solutions rows 1, 90" in out.getvalue(), out.getvalue()
+
+
+def test_verify_non_canonical_and_class_size(runs, tmp_path):
+    path = copy_file(runs["boards_class8"], tmp_path, "noncanon.h5")
+    with h5py.File(path, "r+") as f:
+        b = f["/boards/solutions"][0]
+        f["/boards/solutions"][0] = (7 - b)            # the mirror: same class, not canonical
+        cs = f["/boards/class_size"][...]
+        f["/boards/class_size"][1] = 4 if cs[1] == 8 else 8
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/boards/solutions row 0 " in r.out and "is not canonical" in r.out, r
+    assert "/boards/class_size row 1:" in r.out
+
+
+@pytest.mark.parametrize("name", ["count10", "boards_all8"])
+def test_verify_missing_unit(runs, tmp_path, name):
+    path = copy_file(runs[name], tmp_path, "missing.h5")
+    with h5py.File(path, "r") as f:
+        row = len(f["/units/id"]) // 2
+    uid = delete_unit_row(path, row)
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "unit ids are missing" in r.out, r
+    assert f"missing ids {uid}" in r.out
+    if name == "boards_all8":
+        assert f"unit id {uid} is not in /units/id" in r.out or \
+            "name a unit that is not in /units" in r.out or \
+            _unit_had_no_boards(runs[name], uid)
+
+
+def _unit_had_no_boards(path, uid):
+    with h5py.File(path, "r") as f:
+        return not (f["/boards/unit"][...] == uid).any()
+
+
+def test_verify_total_attribute(runs, tmp_path):
+    path = copy_file(runs["boards_class8"], tmp_path, "total.h5")
+    with h5py.File(path, "r+") as f:
+        f.attrs.modify("total", np.uint64(93))
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "root attribute total = 93" in r.out
+    assert "published value 92" in r.out
+    assert "Burnside identity broken" in r.out
+
+
+@pytest.mark.parametrize("cut", ["half", "tail"])
+def test_verify_truncated_file(runs, tmp_path, cut):
+    path = copy_file(runs["boards_all8"], tmp_path, "trunc.h5")
+    size = os.path.getsize(path)
+    os.truncate(path, size // 2 if cut == "half" else size - 64)
+    r = nq("verify", path)
+    assert r.rc == 3, r
+    assert "unreadable" in r.err and "trunc.h5" in r.err
+    assert len(r.err.strip().splitlines()) == 1
+
+
+def test_verify_corrupt_chunk_is_reported(tmp_path):
+    """A flipped byte inside a checksummed /boards chunk: exit 3 naming dataset and rows."""
+    path = str(tmp_path / "flip.h5")
+    make_fixture.make_result(path, 8, "boards", "all")
+    with h5py.File(path, "r") as f:
+        off = f["/boards/solutions"].id.get_chunk_info(0).byte_offset
+    with open(path, "r+b") as fh:
+        fh.seek(off + 5)
+        byte = fh.read(1)
+        fh.seek(off + 5)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    r = nq("verify", path)
+    assert r.rc == 3, r
+    assert "/boards/solutions" in r.err and "rows 0.." in r.err
+
+
+def test_verify_not_nqueens_file(tmp_path):
+    other = str(tmp_path / "other.h5")
+    with h5py.File(other, "w") as f:
+        f.attrs["format"] = "something-else"
+    r = nq("verify", other)
+    assert r.rc == 3 and "not an nqueens result file" in r.err, r
+    text = tmp_path / "text.h5"
+    text.write_text("hello")
+    r = nq("verify", str(text))
+    assert r.rc == 3 and "unreadable HDF5 file" in r.err, r
+    r = nq("verify", str(tmp_path / "absent.h5"))
+    assert r.rc == 3 and "no such file" in r.err, r
+
+
+def test_verify_usage():
+    r = nq("verify")
+    assert r.rc == 2
+    assert len(r.err.strip().splitlines()) == 1
+    r = nq("verify", "--recount", "sometimes", "x.h5")
+    assert r.rc == 2
+
+
+@pytest.mark.parametrize("name", sorted(["sym_none_boards9", "sym_full_boards9",
+                                          "sym_full_class8"]))
+def test_verify_passes_other_symmetries(symmetry_runs, name):
+    r = nq("verify", symmetry_runs[name])
+    assert r.rc == 0, r
+    assert "RESULT: PASS" in r.out
+
+
+@pytest.mark.parametrize("kw", [
+    dict(n=10, mode="count", partial=7),
+    dict(n=9, mode="count", shard=(1, 3)),
+    dict(n=7, mode="boards", boards="all", symmetry="none", depth=3),
+    dict(n=9, mode="boards", boards="class", depth=3),
+    dict(n=6, mode="boards", boards="class", depth=0),
+    dict(n=1, mode="boards", boards="class"),
+    dict(n=3, mode="count"),
+    # the layout and symmetry of the C++ writer (src/store/result_file.cpp, src/core/units.h)
+    dict(n=9, mode="count", layout="placement"),
+    dict(n=9, mode="boards", boards="all", layout="placement"),
+    dict(n=8, mode="boards", boards="all", symmetry="full"),
+    dict(n=8, mode="boards", boards="class", symmetry="full", depth=3),
+    dict(n=9, mode="count", symmetry="full", depth=1, partial=20),
+])
+def test_verify_fixture_variants_pass(tmp_path, kw):
+    """Unusual but valid files (partial, shard, no symmetry, depth 0, N = 1, N = 3)."""
+    path = str(tmp_path / "variant.h5")
+    make_fixture.make_result(path, **kw)
+    r = nq("verify", path)
+    assert r.rc == 0, r
+
+
+def test_verify_wrapper_exit_codes(runs, tmp_path):
+    assert nq_subprocess("verify", runs["boards_class8"]).rc == 0
+    path = copy_file(runs["count10"], tmp_path, "bad.h5")
+    with h5py.File(path, "r+") as f:
+        f["/units/solutions"][0] += 3
+    r = nq_subprocess("verify", path)
+    assert r.rc == 1 and "RESULT: FAIL" in r.out, r
+    r = nq_subprocess("verify", str(tmp_path / "none.h5"))
+    assert r.rc == 3, r
+
+
+def test_verify_full_symmetry_problems(tmp_path):
+    path = str(tmp_path / "full.h5")
+    make_fixture.make_result(path, 8, "boards", "all", symmetry="full")
+    with h5py.File(path, "r+") as f:
+        mult = f["/units/multiplicity"][...]
+        row = int(np.nonzero(mult == 8)[0][0])
+        f["/units/multiplicity"][row] = 4
+        b = f["/boards/solutions"][0]
+        f["/boards/solutions"][0] = f["/boards/solutions"][len(b) * 0 + 1]
+        f["/boards/solutions"][1] = b
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert f"/units/multiplicity row {row} " in r.out and "distinct images" in r.out, r
+    if "does not complete the pre-placement" not in r.out:
+        # both boards came from the same unit: swapping them changes nothing per unit
+        with h5py.File(path, "r") as f:
+            assert f["/boards/unit"][0] == f["/boards/unit"][1]
+
+
+def test_verify_placement_not_matching_board(tmp_path):
+    path = str(tmp_path / "pl.h5")
+    make_fixture.make_result(path, 9, "boards", "all", layout="placement")
+    with h5py.File(path, "r+") as f:
+        units = f["/boards/unit"][...]
+        j = int(np.nonzero(units != units[0])[0][0])
+        f["/boards/unit"][0] = units[j]
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/boards/solutions row 0 " in r.out and "does not complete the pre-placement" in r.out
