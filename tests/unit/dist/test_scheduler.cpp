@@ -95,6 +95,7 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
   proto::JobSpec job{6, 1};
   job.boards = true;
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1);
+  std::set<std::uint64_t> rejected_once;
   while (auto b = sched.next_batch(1)) {
     proto::ResultBatch rb{b->batch_id, {}};
     proto::UnitResult r;
@@ -104,16 +105,27 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
       return true;
     });
     r.solutions = r.boards.size() / 6 / b->units[0].multiplicity;
-    if (!r.boards.empty()) {
+    if (!r.boards.empty() && rejected_once.insert(r.id).second) {
       auto bad = r;
       bad.boards[0] = bad.boards[1];   // two queens in one column
       bad.check = proto::result_check(bad);
       EXPECT_THROW(sched.accept(1, {b->batch_id, {bad}}), dist::ResultError);
-      continue;   // requeued; answer it properly next time round
+      continue;   // requeued; answered properly next time round
+    }
+    if (!r.boards.empty()) {
+      auto short_by_one = r;   // boards do not add up to multiplicity * solutions
+      short_by_one.boards.resize(r.boards.size() - 6);
+      short_by_one.check = proto::result_check(short_by_one);
+      EXPECT_THROW(sched.accept(1, {b->batch_id, {short_by_one}}), dist::ResultError);
+      b = sched.next_batch(1);
+      ASSERT_TRUE(b);
     }
     r.check = proto::result_check(r);
     sched.accept(1, {b->batch_id, {r}});
   }
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_EQ(sched.rejected_batches(), 2 * rejected_once.size());
+  EXPECT_GT(rejected_once.size(), 0u);
 }
 
 TEST(Scheduler, LostWorkersUnitsAreHandedOutAgain) {
