@@ -24,8 +24,13 @@ void ProgressLine::report(std::uint64_t done, std::uint64_t total, std::uint64_t
                           double seconds) {
   const double frac = total ? double(done) / double(total) : 0;
   const std::string eta = done && done < total ? format_duration(seconds * (1 - frac) / frac) : "-";
-  std::fprintf(stderr, "%s[%s] %5.1f%%  units %llu/%llu  solutions %llu  %.3g sol/s  elapsed %s  ETA %s%s",
-               live_ ? "\r" : "", label_.c_str(), 100 * frac, (unsigned long long)done,
+  std::string bar;
+  if (live_) {   // a 20-cell bar on a terminal
+    const int filled = static_cast<int>(frac * 20);
+    bar = "|" + std::string(filled, '#') + std::string(20 - filled, '.') + "| ";
+  }
+  std::fprintf(stderr, "%s[%s] %s%5.1f%%  units %llu/%llu  solutions %llu  %.3g sol/s  elapsed %s  ETA %s%s",
+               live_ ? "\r" : "", label_.c_str(), bar.c_str(), 100 * frac, (unsigned long long)done,
                (unsigned long long)total, (unsigned long long)solutions,
                seconds > 0 ? double(solutions) / seconds : 0.0, format_duration(seconds).c_str(),
                eta.c_str(), live_ ? "\x1b[K" : "\n");
