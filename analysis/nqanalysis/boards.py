@@ -1,7 +1,7 @@
 """Board mathematics, vectorised with numpy, independent of the C++ code.
 
 A board of size N is N column indices: entry r is the column of the queen in row r
-(docs/contract.md, "Board convention").  All functions take a 2-D array (M, N) of boards
+(the project's README.md: "Board convention").  All functions take a 2-D array (M, N) of boards
 (or (M, K) partial boards: the first K rows of an N board) and work row-wise.
 """
 
@@ -9,7 +9,8 @@ import numpy as np
 
 __all__ = [
     "valid_mask", "placement_valid_mask", "explain_board", "map_square", "square_orbit",
-    "border_squares", "transforms", "lex_le", "lex_lt", "canonical",
+    "border_squares", "border_tuples", "border_orbit", "valid_borders", "count_fillings",
+    "transforms", "lex_le", "lex_lt", "canonical",
     "canonical_mask", "stabilizer_size", "class_size", "rot90_fixed_mask",
     "rot180_fixed_mask", "mirror", "board_keys", "solve_all", "iter_solutions",
     "count_completions", "valid_prefix_count",
@@ -113,6 +114,103 @@ def border_squares(placement, n):
     column 0, column n-1)."""
     return frozenset((r, int(c)) for r, c in enumerate(placement)
                      if c >= 0 and (r in (0, n - 1) or c in (0, n - 1)))
+
+
+def border_tuples(pl, n):
+    """(top, bottom, left, right) per placement row (M, n), -1 = empty row: the columns of the
+    queens of rows 0 and n-1 and the rows of the queens of columns 0 and n-1 (a corner queen
+    counts twice), as an (M, 4) int64 array; -1 where there is no such queen."""
+    a = np.asarray(pl).astype(np.int64)
+    if a.ndim == 1:
+        a = a[None, :]
+    out = np.full((a.shape[0], 4), -1, dtype=np.int64)
+    if a.shape[0] == 0:
+        return out
+    out[:, 0] = a[:, 0]
+    out[:, 1] = a[:, n - 1]
+    for j, col in ((2, 0), (3, n - 1)):
+        hit = a == col
+        out[:, j] = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    return out
+
+
+def _border_queens(t, n):
+    top, bottom, left, right = (int(x) for x in t)
+    return frozenset({(0, top), (n - 1, bottom), (left, 0), (right, n - 1)})
+
+
+def border_orbit(t, n):
+    """The distinct images of a border (top, bottom, left, right) under the 8 symmetries of the
+    square, as a set of border tuples (the border itself included)."""
+    out = set()
+    for k in range(8):
+        img = [map_square(n, k, r, c) for r, c in _border_queens(t, n)]
+        top = next(c for r, c in img if r == 0)
+        bottom = next(c for r, c in img if r == n - 1)
+        left = next(r for r, c in img if c == 0)
+        right = next(r for r, c in img if c == n - 1)
+        out.add((top, bottom, left, right))
+    return out
+
+
+def valid_borders(n):
+    """Every valid border of an n board as an (M, 4) int64 array of (top, bottom, left, right):
+    the queens (0, top), (n-1, bottom), (left, 0), (right, n-1) do not attack each other
+    (a queen named twice is a corner queen)."""
+    g = np.indices((n, n, n, n)).reshape(4, -1).astype(np.int64)
+    top, bottom, left, right = g
+    rs = [np.zeros_like(top), np.full_like(top, n - 1), left, right]
+    cs = [top, bottom, np.zeros_like(top), np.full_like(top, n - 1)]
+    ok = np.ones(top.shape, dtype=bool)
+    for i in range(4):
+        for j in range(i + 1, 4):
+            same = (rs[i] == rs[j]) & (cs[i] == cs[j])
+            attack = (rs[i] == rs[j]) | (cs[i] == cs[j]) | \
+                (np.abs(rs[i] - rs[j]) == np.abs(cs[i] - cs[j]))
+            ok &= same | ~attack
+    return g[:, ok].T.copy()
+
+
+def count_fillings(n, placement, rows, limit=None):
+    """Number of ways to put one queen in each of `rows` (empty rows of `placement`, n entries,
+    -1 = empty) so that no two queens of the result attack each other (the placed queens are
+    assumed valid).  None when the count exceeds `limit`."""
+    rows = [int(r) for r in rows]
+    full = (1 << n) - 1
+
+    def attacked(row, queens):
+        m = 0
+        for qr, qc in queens:
+            d = row - qr
+            m |= 1 << qc
+            if 0 <= qc + d < n:
+                m |= 1 << (qc + d)
+            if 0 <= qc - d < n:
+                m |= 1 << (qc - d)
+        return m
+
+    fixed = [(r, int(c)) for r, c in enumerate(placement) if c >= 0]
+    base = [attacked(r, fixed) for r in rows]
+    queens = []
+    count = [0]
+
+    def rec(i):
+        if i == len(rows):
+            count[0] += 1
+            return limit is not None and count[0] > limit
+        free = full & ~base[i] & ~attacked(rows[i], queens)
+        while free:
+            bit = free & -free
+            free ^= bit
+            queens.append((rows[i], bit.bit_length() - 1))
+            stop = rec(i + 1)
+            queens.pop()
+            if stop:
+                return True
+        return False
+
+    rec(0)
+    return None if limit is not None and count[0] > limit else count[0]
 
 
 def mirror(b, n=None):

@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser():
     p = Parser(prog="nqanalyze",
                description="Inspect, verify, plot and export nqueens HDF5 result files "
-                           "(schema: docs/contract.md).",
+                           "(schema: README.md, \"Result file (HDF5)\").",
                epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"nqanalyze {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -38,7 +38,7 @@ def build_parser():
                                    "claims: totals from /units, unit ids and coverage, the "
                                    "published table, Burnside's identity, and in boards mode "
                                    "every board (valid, no duplicates, canonical and class "
-                                   "size for class files, counts per unit, unit prefixes). "
+                                   "size for class files, counts per unit, unit pre-placements). "
                                    "Exit 0 pass, 1 fail, 3 unreadable/not an nqueens file.",
                        epilog=EPILOG)
     v.add_argument("files", nargs="+", metavar="FILE")

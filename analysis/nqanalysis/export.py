@@ -50,17 +50,13 @@ def _ensure_dir(d):
 
 
 def export_units(rf, path):
-    """units.csv: id, the pre-placement (prefix0..prefix{depth-1} for the contract's
-    /units/prefix; placement0..placement{n-1} with empty cells for rows left to the search
-    for /units/placement), multiplicity, solutions, nodes, seconds, started, rank, thread."""
+    """units.csv: id, placement0..placement{n-1} (the column of the pre-placed queen per row,
+    empty for rows left to the search), multiplicity, solutions, nodes, seconds, started,
+    rank, thread."""
     un = rf.units()
     U = len(un["id"])
-    if un["layout"] == "prefix":
-        pre = un["prefix"].astype(np.int64)
-        pname = "prefix"
-    else:
-        pre = un["placement"].astype(np.int64)
-        pname = "placement"
+    pre = un["placement"].astype(np.int64)
+    pname = "placement"
     k = pre.shape[1]
     header = ["id"] + [f"{pname}{i}" for i in range(k)] + \
         ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt                     # noqa: E402
 
 from . import boards as B                           # noqa: E402
-from .resultfile import OutputError, ResultFile, UsageError  # noqa: E402
+from .resultfile import OutputError, ResultFile, UsageError, unit_scheme  # noqa: E402
 
 DPI = 110
 GANTT_MAX_UNITS = 20000
@@ -191,7 +191,7 @@ def prefix_tables(n, placement, mult, sols, symmetry="mirror"):
     own = np.bincount(pl[has0, 0], weights=sols[has0], minlength=n)[:n]
     img = np.zeros(n)
     grid = None
-    if symmetry == "full":
+    if unit_scheme(symmetry, n) == "border":
         cache = {}
         for r in np.nonzero(has0 & (mult > 1))[0]:
             border = B.border_squares(pl[r], n)
@@ -224,7 +224,7 @@ def plot_prefix(rf, un, path):
     ax = axes[0]
     x = np.arange(n)
     ax.bar(x, own, color="tab:blue", label="computed units")
-    what = "images of the border (multiplicity > 1)" if sym == "full" else \
+    what = "images of the border (multiplicity > 1)" if unit_scheme(sym, n) == "border" else \
         "mirror (multiplicity 2)"
     ax.bar(x, img, bottom=own, color="tab:cyan", label=what)
     ax.set_xticks(x)

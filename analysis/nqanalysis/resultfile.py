@@ -1,4 +1,5 @@
-"""Reading nqueens result files (HDF5, format `nqueens-result` version 1, docs/contract.md)."""
+"""Reading nqueens result files (HDF5, format `nqueens-result` version 1; the schema is the
+"Result file (HDF5)" section of the project's README.md)."""
 
 import os
 
@@ -24,7 +25,7 @@ class BadFileError(NQError):
 
 
 class OutputError(NQError):
-    """Cannot write an output file (exit 4, as the contract's I/O error)."""
+    """Cannot write an output file (exit 4, as nqueens' I/O error)."""
     exit_code = 4
 
 
@@ -44,11 +45,13 @@ ROOT_ATTRS = {
 
 # dataset -> (kind, rank)
 UNIT_DATASETS = {
-    "id": ("u64", 1), "prefix": ("u8", 2), "multiplicity": ("u32", 1), "solutions": ("u64", 1),
+    "id": ("u64", 1), "placement": ("u8", 2), "multiplicity": ("u32", 1), "solutions": ("u64", 1),
     "nodes": ("u64", 1), "seconds": ("f64", 1), "started": ("f64", 1), "rank": ("i32", 1),
     "thread": ("i32", 1),
 }
 BOARD_DATASETS = {"solutions": ("u8", 2), "class_size": ("u8", 1), "unit": ("u64", 1)}
+
+EMPTY_ROW = 0xFF   # /units/placement: the row is left to the search
 
 KIND_DTYPES = {
     "i32": np.dtype("int32"), "i64": np.dtype("int64"), "u8": np.dtype("uint8"),
@@ -57,7 +60,7 @@ KIND_DTYPES = {
 
 
 def dtype_problem(dtype, kind):
-    """Compare a numpy dtype with a contract kind.
+    """Compare a numpy dtype with a schema kind.
 
     Returns (severity, message): severity None (fine), 'warn' (same category, different
     width or signedness) or 'fail' (different category: string/integer/float)."""
@@ -65,14 +68,14 @@ def dtype_problem(dtype, kind):
     if kind == "str":
         if dtype.kind in ("S", "U", "O"):
             return None, ""
-        return "fail", f"is {dtype}, contract says a string"
+        return "fail", f"is {dtype}, schema says a string"
     want = KIND_DTYPES[kind]
     if dtype.kind not in ("i", "u", "f"):
-        return "fail", f"is {_dtype_name(dtype)}, contract says {want}"
+        return "fail", f"is {_dtype_name(dtype)}, schema says {want}"
     if (want.kind == "f") != (dtype.kind == "f"):
-        return "fail", f"is {dtype}, contract says {want}"
+        return "fail", f"is {dtype}, schema says {want}"
     if dtype.newbyteorder("=") != want:
-        return "warn", f"is {dtype}, contract says {want}"
+        return "warn", f"is {dtype}, schema says {want}"
     return None, ""
 
 
@@ -203,38 +206,20 @@ class ResultFile:
                                f"({_short(exc)})") from None
 
     def units(self):
-        """The /units group as a dict of numpy arrays, plus
-        'layout': 'prefix' (the contract's /units/prefix (U, depth)) or 'placement'
-                  (/units/placement (U, N), 0xFF = row left to the search), and
-        'placement': (U, N) int16, the pre-placed column per row, -1 for empty rows."""
-        if "units" not in self.h5:
+        """The /units group as a dict of numpy arrays; 'placement' is (U, n) int16 with the
+        pre-placed column per row and -1 for rows left to the search (0xFF in the file)."""
+        if "units" not in self.h5 or not isinstance(self.h5["units"], h5py.Group):
             raise BadFileError(f"{self.path}: group /units is missing")
-        grp = self.h5["units"]
-        out = {}
-        for k in UNIT_DATASETS:
-            if k != "prefix":
-                out[k] = self.read(f"/units/{k}")
-        U = len(out["id"])
-        n = self.n or 0
-        if "prefix" in grp:
-            p = self.read("/units/prefix")
-            if p.ndim == 1:
-                p = p.reshape(-1, 1)
-            out["prefix"] = p
-            out["layout"] = "prefix"
-            pl = np.full((U, n), -1, dtype=np.int16)
-            d = min(p.shape[1], n)
-            pl[:, :d] = p[:len(pl), :d]
-        elif "placement" in grp:
-            raw = self.read("/units/placement")
-            if raw.ndim != 2:
-                raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, "
-                                   f"expected (units, n)")
-            pl = raw.astype(np.int16)
-            pl[raw == 0xFF] = -1
-            out["layout"] = "placement"
-        else:
-            raise BadFileError(f"{self.path}: dataset /units/prefix is missing")
+        if "placement" not in self.h5["units"]:
+            raise BadFileError(f"{self.path}: dataset /units/placement is missing")
+        out = {k: self.read(f"/units/{k}") for k in UNIT_DATASETS}
+        raw = out["placement"]
+        n = self.n
+        if raw.ndim != 2 or raw.shape[0] != len(out["id"]) or raw.shape[1] != n:
+            raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, expected "
+                               f"(units, n) = ({len(out['id'])}, {n})")
+        pl = raw.astype(np.int16)
+        pl[raw == EMPTY_ROW] = -1
         out["placement"] = pl
         return out
 
@@ -263,6 +248,20 @@ def _slice_text(sl):
 def _short(exc):
     text = " ".join(str(exc).split())
     return text[:200] if text else type(exc).__name__
+
+
+def unit_scheme(symmetry, n):
+    """How the work units of a file use symmetry (src/core/units.h):
+    'none'   - the valid placements of rows 0..depth-1, multiplicity 1;
+    'mirror' - the same, restricted to the left half, multiplicity 1 or 2;
+    'border' - symmetry full for n >= 4: a border representative (the queens of row 0, row n-1,
+               column 0 and column n-1) plus rows 1..depth-1, multiplicity 2, 4 or 8.
+    symmetry full falls back to the mirror scheme for n <= 3."""
+    if symmetry == "none":
+        return "none"
+    if symmetry == "full" and n is not None and n >= 4:
+        return "border"
+    return "mirror"
 
 
 def open_result(path):

@@ -12,13 +12,14 @@ import numpy as np
 from . import boards as B
 from .known import default_table_path, load_known
 from .resultfile import (BOARD_DATASETS, FORMAT_VERSION, ROOT_ATTRS, UNIT_DATASETS,
-                         ResultFile, dtype_problem)
+                         ResultFile, dtype_problem, unit_scheme)
 
 MAX_DETAILS = 10
 CHUNK_ROWS = 1 << 17            # boards per chunk (~2 MB of uint8 for N = 16)
 KEY_BUDGET = 16 * 1024 * 1024   # uint64 keys held at once for duplicate detection (128 MB)
 RECOUNT_AUTO_MAX_N = 10         # recount every unit with the Python solver up to this N
-COVERAGE_LIMIT = 2_000_000      # largest prefix enumeration for the unit coverage check
+COVERAGE_LIMIT = 2_000_000      # largest placement enumeration for the unit coverage check
+PNAME = "/units/placement"
 
 
 class Report:
@@ -76,6 +77,28 @@ def _fmt_pl(row):
     return " ".join("." if int(v) < 0 else str(int(v)) for v in np.asarray(row).ravel())
 
 
+def _border_placement(t, n):
+    """The placement (n entries, -1 = empty) of the queens of a border (top, bottom, left,
+    right)."""
+    pl = np.full(n, -1, dtype=np.int64)
+    pl[0], pl[n - 1], pl[int(t[2])], pl[int(t[3])] = t[0], t[1], 0, n - 1
+    return pl
+
+
+def _rows_to_fill(t, n, depth):
+    """The rows among 1..depth-1 a border (top, bottom, left, right) leaves empty."""
+    return [r for r in range(1, depth) if r not in (n - 1, int(t[2]), int(t[3]))]
+
+
+def _rows_range(depth):
+    return f"rows 1..{depth - 1}"
+
+
+def _empty_text(empty, depth):
+    return (f" ({empty} of them in classes with no valid placement of {_rows_range(depth)}, "
+            f"which need no unit)") if empty else ""
+
+
 def _rows_text(rows, limit=MAX_DETAILS):
     rows = [int(r) for r in rows]
     text = ", ".join(str(r) for r in rows[:limit])
@@ -108,7 +131,8 @@ class Verifier:
             if kind == "str" and sev is None:
                 raw = rf.raw_attr_types[k]
                 if raw.kind == "O":
-                    sev, msg = "warn", "is a variable-length string, contract says fixed-length ASCII"
+                    sev, msg = "warn", ("is a variable-length string, the schema says "
+                                        "fixed-length ASCII")
             if sev == "fail":
                 type_fail.append(f"root attribute '{k}' {msg}")
             elif sev == "warn":
@@ -116,11 +140,11 @@ class Verifier:
         if missing:
             rep.fail(f"root attributes missing: {', '.join(missing)}")
         if type_fail:
-            rep.fail("root attribute types differ from the contract", type_fail)
+            rep.fail("root attribute types differ from the schema", type_fail)
         if type_warn:
-            rep.warn("root attribute storage types differ from the contract", type_warn)
+            rep.warn("root attribute storage types differ from the schema", type_warn)
         if not missing and not type_fail:
-            rep.ok(f"root attributes: all {len(ROOT_ATTRS)} present with the contract's types")
+            rep.ok(f"root attributes: all {len(ROOT_ATTRS)} present with the schema's types")
 
         a = rf.attrs
         bad = []
@@ -151,8 +175,8 @@ class Verifier:
         depth = val_int("depth")
         need(depth is None or n is None or 0 <= depth <= n, f"depth = {depth} outside 0..n={n}")
         sym = a.get("symmetry")
-        need(sym is None or sym in ("mirror", "none", "full"),
-             f"symmetry = {sym!r} (mirror or none; full as in src/core/units.h)")
+        need(sym is None or sym in ("none", "mirror", "full"),
+             f"symmetry = {sym!r} (none, mirror or full)")
         status = a.get("status")
         need(status is None or status in ("complete", "partial"),
              f"status = {status!r} (complete or partial)")
@@ -177,6 +201,7 @@ class Verifier:
             rep.ok("root attribute values are in range")
         self.n, self.depth, self.mode, self.bs = n, depth, mode, bs
         self.sym, self.status = sym, status
+        self.scheme = unit_scheme(sym, n)
         self.shard_index = si if si is not None else 0
         self.shard_count = sc if (sc is not None and sc >= 1) else 1
         self.units_total = ut
@@ -187,25 +212,18 @@ class Verifier:
     # ------------------------------------------------------------------ /units
     def check_units(self):
         rf, rep = self.rf, self.rep
-        n, depth = self.n, self.depth
+        n = self.n
         if "units" not in rf.h5 or not hasattr(rf.h5["units"], "keys"):
             rep.fail("group /units is missing")
             return False
         grp = rf.h5["units"]
-        specs = dict(UNIT_DATASETS)
-        if "prefix" not in grp and "placement" in grp:
-            # the layout the C++ writer uses: one column per row, 0xFF = row left to the search
-            del specs["prefix"]
-            specs["placement"] = ("u8", 2)
-            rep.warn("/units/placement (units x n, 0xFF = empty row) instead of the contract's "
-                     "/units/prefix (units x depth); checked as a placement")
-        missing = [k for k in specs if k not in grp]
+        missing = [k for k in UNIT_DATASETS if k not in grp]
         if missing:
             rep.fail(f"/units datasets missing: {', '.join('/units/' + k for k in missing)}")
             return False
         type_fail, type_warn, shape_bad = [], [], []
         lengths = {}
-        for k, (kind, rank) in specs.items():
+        for k, (kind, rank) in UNIT_DATASETS.items():
             ds = grp[k]
             if not hasattr(ds, "dtype"):
                 shape_bad.append(f"/units/{k} is not a dataset")
@@ -219,29 +237,22 @@ class Verifier:
                 shape_bad.append(f"/units/{k} has shape {ds.shape}, expected rank {rank}")
             lengths[k] = ds.shape[0] if ds.ndim else None
         if type_fail:
-            rep.fail("/units dataset types differ from the contract", type_fail)
+            rep.fail("/units dataset types differ from the schema", type_fail)
         if type_warn:
-            rep.warn("/units dataset storage types differ from the contract", type_warn)
+            rep.warn("/units dataset storage types differ from the schema", type_warn)
         u = lengths.get("id")
         for k, ln in lengths.items():
             if ln != u:
                 shape_bad.append(f"/units/{k} has {ln} rows but /units/id has {u}")
-        if "prefix" in specs:
-            pds = grp["prefix"]
-            if pds.ndim == 2 and pds.shape[1] != depth:
-                shape_bad.append(f"/units/prefix has {pds.shape[1]} columns but depth = {depth}")
-        else:
-            pds = grp["placement"]
-            if pds.ndim == 2 and pds.shape[1] != n:
-                shape_bad.append(f"/units/placement has {pds.shape[1]} columns but n = {n}")
+        pds = grp["placement"]
+        if hasattr(pds, "ndim") and pds.ndim == 2 and pds.shape[1] != n:
+            shape_bad.append(f"/units/placement has {pds.shape[1]} columns but n = {n}")
         if shape_bad:
             rep.fail("/units dataset shapes are inconsistent", shape_bad)
             return False
         if type_fail:
             return False
         self.units = un = rf.units()
-        self.layout = un["layout"]
-        self.pname = "/units/" + un["layout"]
         U = len(un["id"])
         ids = un["id"].astype(np.uint64)
         mult = un["multiplicity"].astype(np.int64)
@@ -315,19 +326,18 @@ class Verifier:
                     rep.warn(f"status is partial but /units holds all {expected} units{where}")
 
         # multiplicity
-        allowed = {"none": (1,), "mirror": (1, 2), "full": (1, 2, 4, 8)}.get(self.sym, (1, 2, 4, 8))
+        symtext = f"symmetry {self.sym}"
+        if self.sym == "full" and self.scheme == "mirror":
+            symtext += ", the mirror scheme for n <= 3"
+        allowed = {"none": (1,), "mirror": (1, 2), "border": (1, 2, 4, 8)}[self.scheme]
         badm = np.nonzero(~np.isin(mult, allowed))[0]
         if len(badm):
             rep.fail(f"/units/multiplicity: {len(badm)} values other than "
-                     f"{' or '.join(map(str, allowed))} (symmetry {self.sym})",
+                     f"{' or '.join(map(str, allowed))} ({symtext})",
                      [f"row {r} (unit id {int(ids[r])}): {int(mult[r])}" for r in badm[:MAX_DETAILS]],
                      total=len(badm))
         else:
-            rep.ok(f"/units/multiplicity: all {' or '.join(map(str, allowed))} "
-                   f"(symmetry {self.sym})")
-        if self.sym == "full":
-            rep.warn("symmetry 'full' is not in docs/contract.md (which lists mirror and none); "
-                     "checked as the 8-fold border reduction of src/core/units.h")
+            rep.ok(f"/units/multiplicity: all {' or '.join(map(str, allowed))} ({symtext})")
 
         # placements: valid, rows filled as the symmetry says, no overlaps, full coverage
         self.check_placements(ids, pl, mult)
@@ -338,7 +348,7 @@ class Verifier:
             sols = un["solutions"]
             wrong = []
             for r in range(U):
-                if not self._prefix_ok[r]:
+                if not self._placement_ok[r]:
                     continue
                 c = B.count_completions(n, pl[r])
                 if c != int(sols[r]):
@@ -376,13 +386,13 @@ class Verifier:
         return True
 
     def check_placements(self, ids, pl, mult):
-        rep, n, depth, pname = self.rep, self.n, self.depth, self.pname
+        rep, n, depth, pname = self.rep, self.n, self.depth, PNAME
         U = len(ids)
-        self._prefix_ok = np.ones(U, dtype=bool)
+        self._placement_ok = np.ones(U, dtype=bool)
         if U == 0:
             return
         okm = B.placement_valid_mask(pl, n)
-        self._prefix_ok = okm
+        self._placement_ok = okm
         bad = np.nonzero(~okm)[0]
         if len(bad):
             rep.fail(f"{pname}: {len(bad)} pre-placements are not valid (queens attack each "
@@ -391,13 +401,12 @@ class Verifier:
                       f"{B.explain_board(pl[r], n)}" for r in bad[:MAX_DETAILS]],
                      total=len(bad))
             return
-        filled = pl >= 0
-        rows = np.arange(n)
-        if self.sym == "full":
-            self.check_full_borders(ids, pl, mult)
+        if self.scheme == "border":
+            self.check_border_units(ids, pl, mult)
             return
         # none / mirror: exactly rows 0..depth-1 are pre-placed
-        want = rows < depth
+        filled = pl >= 0
+        want = np.arange(n) < depth
         wrong = np.nonzero((filled != want).any(axis=1))[0]
         if len(wrong):
             rep.fail(f"{pname}: {len(wrong)} units do not pre-place exactly rows 0..{depth - 1}",
@@ -410,20 +419,20 @@ class Verifier:
                 rep.fail(f"/units: depth 0 needs exactly one unit of multiplicity 1 "
                          f"({U} units, multiplicities {sorted(set(mult.tolist()))})")
             return
-        prefix = pl[:, :depth]
-        # every placement a unit stands for: its prefix, and its mirror when multiplicity 2
+        first = pl[:, :depth]
+        # every placement a unit stands for: its own, and its mirror when multiplicity 2
         m2 = np.nonzero(mult == 2)[0]
-        mir = (n - 1) - prefix[m2]
-        selfsym = m2[(mir == prefix[m2]).all(axis=1)]
-        allp = np.concatenate([prefix, mir], axis=0)
+        mir = (n - 1) - first[m2]
+        selfsym = m2[(mir == first[m2]).all(axis=1)]
+        allp = np.concatenate([first, mir], axis=0)
         owner = np.concatenate([np.arange(U), m2])
         is_mirror = np.concatenate([np.zeros(U, bool), np.ones(len(m2), bool)])
         uniq, inv, counts = np.unique(allp, axis=0, return_inverse=True, return_counts=True)
         inv = inv.ravel()
         problems = []
         for r in selfsym[:MAX_DETAILS]:
-            problems.append(f"row {r} (unit id {int(ids[r])}): multiplicity 2 but prefix "
-                            f"[{_fmt_board(prefix[r])}] is its own mirror")
+            problems.append(f"row {r} (unit id {int(ids[r])}): multiplicity 2 but placement "
+                            f"[{_fmt_pl(pl[r])}] is its own mirror")
         dup_groups = np.nonzero(counts > 1)[0]
         for g in dup_groups[:MAX_DETAILS]:
             members = np.nonzero(inv == g)[0]
@@ -440,7 +449,7 @@ class Verifier:
                 B.valid_prefix_count(n, depth, limit=COVERAGE_LIMIT)
             if expect is None:
                 rep.info(f"{pname}: coverage check skipped (more than {COVERAGE_LIMIT} placements)")
-                rep.ok(f"{pname}: {U} valid, distinct prefixes (mirrors included)")
+                rep.ok(f"{pname}: {U} valid, distinct pre-placements (mirrors included)")
             elif expect == covered:
                 rep.ok(f"{pname}: valid and distinct; with mirrors they cover all {expect} "
                        f"placements of the first {depth} rows exactly once")
@@ -448,49 +457,132 @@ class Verifier:
                 rep.fail(f"{pname}: units (with mirrors) cover {covered} placements of the "
                          f"first {depth} rows, but there are {expect}")
         else:
-            rep.ok(f"{pname}: {U} valid, distinct prefixes (mirrors included)")
+            rep.ok(f"{pname}: {U} valid, distinct pre-placements (mirrors included)")
 
-    def check_full_borders(self, ids, pl, mult):
-        """symmetry full: each unit pre-places the border (the queens of row 0, row n-1,
-        column 0 and column n-1) and rows 1..depth-1; multiplicity = number of distinct images
-        of the border; units with different borders have disjoint border classes."""
-        rep, n, depth, pname = self.rep, self.n, self.depth, self.pname
+    def check_border_units(self, ids, pl, mult):
+        """symmetry full (n >= 4): each unit pre-places a border (the queens of row 0, row
+        n-1, column 0 and column n-1) and rows 1..depth-1; its multiplicity is the number of
+        distinct images of the border.  The borders with their images cover every valid border
+        exactly once, and the units of each border cover every valid filling of rows
+        1..depth-1 exactly once (whole files)."""
+        rep, n, depth, pname = self.rep, self.n, self.depth, PNAME
+        U = len(ids)
+        rows = np.arange(n)
         filled = pl >= 0
-        probs = []
-        orbit_of = {}
+        need = (rows < max(depth, 1)) | (rows == n - 1)
+        side = (pl == 0) | (pl == n - 1)
+        bad = (need & ~filled).any(axis=1) | (filled & ~need & ~side).any(axis=1) | \
+            ~(pl == 0).any(axis=1) | ~(pl == n - 1).any(axis=1)
+        badr = np.nonzero(bad)[0]
+        if len(badr):
+            rep.fail(f"{pname}: {len(badr)} units are not a border (queens in row 0, row "
+                     f"{n - 1}, column 0 and column {n - 1}) plus rows 0..{max(depth, 1) - 1}",
+                     [f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(pl[r])}]" for r in badr],
+                     total=len(badr))
+            return
+        bt = B.border_tuples(pl, n)
+        keys = ((bt[:, 0] * n + bt[:, 1]) * n + bt[:, 2]) * n + bt[:, 3]
+        ukeys, first, inv, counts = np.unique(keys, return_index=True, return_inverse=True,
+                                              return_counts=True)
+        inv = inv.ravel()
+        size = np.zeros(len(ukeys), dtype=np.int64)
         owner = {}
         overlaps = []
-        for r in range(len(ids)):
-            row = pl[r]
-            need_rows = set(range(min(depth, n))) | {0, n - 1}
-            missing = [x for x in sorted(need_rows) if not filled[r, x]]
-            cols = set(int(c) for c in row if c >= 0)
-            extra = [x for x in range(n) if filled[r, x] and x not in need_rows
-                     and int(row[x]) not in (0, n - 1)]
-            if missing or 0 not in cols or (n - 1) not in cols or extra:
-                if len(probs) < MAX_DETAILS:
-                    probs.append(f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(row)}]: not a border "
-                                 f"(rows 0, {n - 1}, columns 0, {n - 1}) plus rows 0..{depth - 1}")
-                continue
-            border = B.border_squares(row, n)
-            if border not in orbit_of:
-                orb = B.square_orbit(border, n)
-                orbit_of[border] = orb
-                for img in orb:
-                    if img in owner and owner[img][0] != border:
-                        overlaps.append((owner[img][1], r))
-                    owner.setdefault(img, (border, r))
-            size = len(orbit_of[border])
-            if size != int(mult[r]) and len(probs) < MAX_DETAILS:
-                probs.append(f"/units/multiplicity row {r} (unit id {int(ids[r])}): "
-                             f"{int(mult[r])}, but its border has {size} distinct images")
+        for i, j in enumerate(first):
+            orbit = B.border_orbit(bt[j], n)
+            size[i] = len(orbit)
+            for img in orbit:
+                o = owner.setdefault(img, i)
+                if o != i and (o, i) not in overlaps:
+                    overlaps.append((o, i))
+        probs = []
+
+        def bname(i):
+            t = bt[first[i]]
+            return f"border top={t[0]} bottom={t[1]} left={t[2]} right={t[3]}"
+
+        wrongm = np.nonzero(mult != size[inv])[0]
+        for r in wrongm[:MAX_DETAILS]:
+            probs.append(f"/units/multiplicity row {r} (unit id {int(ids[r])}): {int(mult[r])}, "
+                         f"but its border has {int(size[inv[r]])} distinct images")
         for a, b in overlaps[:MAX_DETAILS]:
-            probs.append(f"units in rows {a} and {b} use borders that are images of each other")
+            probs.append(f"units in rows {first[a]} and {first[b]}: {bname(a)} and {bname(b)} "
+                         f"are images of each other")
+        uniq, pinv, pcount = np.unique(pl, axis=0, return_inverse=True, return_counts=True)
+        pinv = pinv.ravel()
+        dups = np.nonzero(pcount > 1)[0]
+        for g in dups[:MAX_DETAILS]:
+            members = np.nonzero(pinv == g)[0]
+            probs.append(f"placement [{_fmt_pl(uniq[g])}] covered more than once: rows "
+                         f"{_rows_text(members)}")
         if probs:
-            rep.fail(f"{pname}: full-symmetry units inconsistent", probs)
-        else:
-            rep.ok(f"{pname}: {len(orbit_of)} distinct borders, classes disjoint, "
-                   f"multiplicity = number of images for every unit")
+            rep.fail(f"{pname}: full-symmetry units inconsistent ({len(wrongm)} wrong "
+                     f"multiplicities, {len(overlaps)} overlapping borders, {len(dups)} "
+                     f"duplicate placements)", probs,
+                     total=len(wrongm) + len(overlaps) + len(dups))
+            return
+        what = (f"{U} valid, distinct pre-placements on {len(ukeys)} borders; multiplicity = "
+                f"number of distinct images of the border; no border is an image of another")
+        if not self.whole:
+            rep.ok(f"{pname}: {what}")
+            return
+        # coverage of the borders: a valid border whose class has no unit is fine only if one
+        # of its images leaves no valid placement of its empty rows among 1..depth-1 (that
+        # image may be the representative: it stands for no solution, so it has no units)
+        valid = B.valid_borders(n)
+        covered = set(owner)
+        miss, seen = [], set()
+        for t in map(tuple, valid.tolist()):
+            if t in covered or t in seen:
+                continue
+            orbit = B.border_orbit(t, n)
+            seen |= orbit
+            if not any(B.count_fillings(n, _border_placement(img, n),
+                                        _rows_to_fill(img, n, depth), limit=0) == 0
+                       for img in orbit):
+                miss.append(t)
+        if miss:
+            rep.fail(f"{pname}: {len(miss)} classes of valid borders have no unit (their borders "
+                     f"with images: {sum(len(B.border_orbit(t, n)) for t in miss)} of the "
+                     f"{len(valid)} valid borders)",
+                     [f"border top={t[0]} bottom={t[1]} left={t[2]} right={t[3]} (and its "
+                      f"images) has no unit" for t in miss[:MAX_DETAILS]], total=len(miss))
+            return
+        empty = len(seen)
+        # coverage of rows 1..depth-1 under each border
+        if U > COVERAGE_LIMIT:
+            rep.ok(f"{pname}: {what}; with their images the borders cover all {len(valid)} "
+                   f"valid borders exactly once{_empty_text(empty, depth)}")
+            rep.info(f"{pname}: coverage of {_rows_range(depth)} skipped (more than "
+                     f"{COVERAGE_LIMIT} units)")
+            return
+        wrongf = []
+        budget = COVERAGE_LIMIT
+        for i, j in enumerate(first):
+            f = B.count_fillings(n, _border_placement(bt[j], n), _rows_to_fill(bt[j], n, depth),
+                                 limit=budget)
+            if f is None:
+                rep.info(f"{pname}: coverage of {_rows_range(depth)} skipped (more than "
+                         f"{COVERAGE_LIMIT} placements)")
+                rep.ok(f"{pname}: {what}; with their images the borders cover all "
+                       f"{len(valid)} valid borders exactly once{_empty_text(empty, depth)}")
+                return
+            budget -= f
+            if f != counts[i]:
+                wrongf.append((i, f))
+        if wrongf:
+            rep.fail(f"{pname}: {len(wrongf)} borders do not have one unit per valid placement "
+                     f"of their empty rows among {_rows_range(depth)}",
+                     [f"{bname(i)} (first unit row {first[i]}): {int(counts[i])} units, "
+                      f"{f} valid placements of its empty rows among {_rows_range(depth)}"
+                      for i, f in wrongf[:MAX_DETAILS]], total=len(wrongf))
+            return
+        per_border = (f", and each border's units cover every valid placement of its empty "
+                      f"rows among {_rows_range(depth)} exactly once") if depth >= 2 else \
+            " (depth 1: one unit per border)"
+        rep.ok(f"{pname}: valid and distinct; with their images the {len(ukeys)} borders cover "
+               f"all {len(valid)} valid borders exactly once{_empty_text(empty, depth)}"
+               f"{per_border}")
 
     # ------------------------------------------------------------------ totals
     def check_totals(self):
@@ -622,9 +714,9 @@ class Verifier:
         if sol.ndim == 2 and sol.shape[1] != n:
             probs.append(f"/boards/solutions has {sol.shape[1]} columns but n = {n}")
         if tfail:
-            rep.fail("/boards dataset types differ from the contract", tfail)
+            rep.fail("/boards dataset types differ from the schema", tfail)
         if twarn:
-            rep.warn("/boards dataset storage types differ from the contract", twarn)
+            rep.warn("/boards dataset storage types differ from the schema", twarn)
         if probs:
             rep.fail("/boards dataset shapes are inconsistent", probs)
         if tfail or probs:
@@ -639,7 +731,7 @@ class Verifier:
         if not sol.fletcher32:
             filt.append("no fletcher32 checksum")
         if filt:
-            rep.warn(f"/boards/solutions storage: {', '.join(filt)} (contract: chunked, "
+            rep.warn(f"/boards/solutions storage: {', '.join(filt)} (schema: chunked, "
                      f"shuffle + deflate + fletcher32)")
 
         units_ok = self.units is not None
@@ -661,7 +753,7 @@ class Verifier:
 
         invalid, n_invalid = [], 0
         nounit, n_nounit = [], 0
-        badprefix, n_badprefix = [], 0
+        badplace, n_badplace = [], 0
         noncanon, n_noncanon = [], 0
         badclass, n_badclass = [], 0
         canon_count = 0
@@ -707,25 +799,25 @@ class Verifier:
                     free = up < 0
                     ok = ((bf == up) | free).all(axis=1)
                     mm = umult[urow] > 1
-                    if self.sym == "full":
+                    if self.scheme == "border":
                         # a board is an image g(s) of a completion s of the placement
                         cand = np.nonzero(~ok & mm)[0]
                         if len(cand):
                             for t in B.transforms(bf[cand])[1:]:
                                 ok[cand] |= ((t == up[cand]) | free[cand]).all(axis=1)
-                    elif self.sym != "none":
+                    elif self.scheme == "mirror":
                         # mirror: the board or its mirror image completes the placement
                         ok |= mm & (((n - 1) - bf == up) | free).all(axis=1)
                     badp = np.nonzero(~ok)[0]
                     if len(badp):
-                        n_badprefix += len(badp)
+                        n_badplace += len(badp)
                         frows = rows[found]
-                        for j in badp[:max(0, MAX_DETAILS - len(badprefix))]:
+                        for j in badp[:max(0, MAX_DETAILS - len(badplace))]:
                             ur = urow[j]
-                            alt = {"full": " or an image of it",
-                                   "none": ""}.get(self.sym, " or its mirror")
+                            alt = {"border": " or an image of it", "none": "",
+                                   "mirror": " or its mirror"}[self.scheme]
                             alt = alt if umult[ur] > 1 else ""
-                            badprefix.append(
+                            badplace.append(
                                 f"/boards/solutions row {frows[j]} [{_fmt_board(bf[j])}] does not "
                                 f"complete the pre-placement [{_fmt_pl(up[j])}]{alt} of its unit "
                                 f"id {int(ids[ur])} (/units row {ur})")
@@ -783,12 +875,12 @@ class Verifier:
                       f"/boards/unit: {n_nounit} boards name a unit that is not in /units",
                       nounit, total=n_nounit)
             if any_placed:
-                how = {"full": " (or is an image of one, for multiplicity > 1)",
-                       "none": ""}.get(self.sym, " (or its mirror, for multiplicity 2)")
-                rep.check(n_badprefix == 0,
+                how = {"border": " (or is an image of one, for multiplicity > 1)", "none": "",
+                       "mirror": " (or its mirror, for multiplicity 2)"}[self.scheme]
+                rep.check(n_badplace == 0,
                           f"/boards: every board completes its unit's pre-placement{how}",
-                          f"/boards: {n_badprefix} boards do not complete their unit's "
-                          f"pre-placement (prefix)", badprefix, total=n_badprefix)
+                          f"/boards: {n_badplace} boards do not complete their unit's "
+                          f"pre-placement", badplace, total=n_badplace)
         total_attr = rf.int_attr("total")
         unique_attr = rf.int_attr("unique")
         if not is_class:

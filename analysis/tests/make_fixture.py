@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Write schema-conforming nqueens result files (docs/contract.md) from a pure-Python solver.
+"""Write schema-conforming nqueens result files (README.md, "Result file (HDF5)") from a
+pure-Python solver.
 
 Development aid for the analysis tests while the C++ binary is not available, and a source of
 unusual files (shards, partial runs, symmetry none) the tests use in addition to the real
@@ -32,8 +33,8 @@ def enumerate_units(n, depth, symmetry="mirror"):
             in the middle column, the second queen in the left half (x2) (depth 1: x1).
     full:   the border (queens of row 0, row n-1, column 0, column n-1), one representative per
             class of the 8 symmetries, multiplicity = number of distinct images, plus rows
-            1..depth-1 (src/core/units.h)."""
-    if symmetry == "full":
+            1..depth-1 (src/core/units.h); for n <= 3 the mirror scheme."""
+    if symmetry == "full" and n >= 4:
         return _full_units(n, depth)
     out = []
     mid = n // 2
@@ -120,18 +121,13 @@ def _s(text):
 
 
 def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, threads=2,
-                shard=None, partial=None, symmetry="mirror", seed=1, wall_seconds=None,
-                layout=None):
+                shard=None, partial=None, symmetry="mirror", seed=1, wall_seconds=None):
     """Write a result file; returns a dict of what was written.
 
     shard=(index, count) keeps units with id % count == index; partial=k keeps the first k
-    units of the (sharded) enumeration and marks the file partial.  layout: 'prefix' (the
-    contract's /units/prefix) or 'placement' (/units/placement (U, n), 0xFF = empty row, as the
-    C++ writer does); symmetry 'full' needs 'placement'."""
+    units of the (sharded) enumeration and marks the file partial."""
     if depth is None:
         depth = min(2, n)
-    if layout is None:
-        layout = "placement" if symmetry == "full" else "prefix"
     rng = np.random.default_rng(seed)
     units = enumerate_units(n, depth, symmetry)
     units_total = len(units)
@@ -220,11 +216,7 @@ def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, thread
         g = f.create_group("units")
         g.create_dataset("id", data=np.array([r[0] for r in rows], dtype=np.uint64))
         pls = np.array([r[1] for r in rows], dtype=np.int16).reshape(U, n)
-        if layout == "prefix":
-            g.create_dataset("prefix", data=pls[:, :depth].astype(np.uint8).reshape(U, depth))
-        else:
-            raw = np.where(pls < 0, 0xFF, pls).astype(np.uint8)
-            g.create_dataset("placement", data=raw)
+        g.create_dataset("placement", data=np.where(pls < 0, 0xFF, pls).astype(np.uint8))
         g.create_dataset("multiplicity", data=np.array([r[2] for r in rows], dtype=np.uint32))
         g.create_dataset("solutions", data=np.array([r[3] for r in rows], dtype=np.uint64))
         g.create_dataset("nodes", data=np.array([r[4] for r in rows], dtype=np.uint64))
@@ -255,13 +247,12 @@ def main(argv=None):
     ap.add_argument("--ranks", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--symmetry", choices=["mirror", "none", "full"], default="mirror")
-    ap.add_argument("--layout", choices=["prefix", "placement"])
     ap.add_argument("--shard", help="i/n")
     ap.add_argument("--partial", type=int, help="keep only the first K units")
     a = ap.parse_args(argv)
     shard = tuple(int(x) for x in a.shard.split("/")) if a.shard else None
     info = make_result(a.out, a.n, a.mode, a.boards, a.depth, a.ranks, a.threads, shard,
-                       a.partial, a.symmetry, layout=a.layout)
+                       a.partial, a.symmetry)
     print(f"{a.out}: {info}")
 
 

@@ -36,8 +36,7 @@ def test_export_count_file(runs, tmp_path):
         ids = f["/units/id"][...]
         sols = f["/units/solutions"][...]
         sec = f["/units/seconds"][...]
-        # the contract's /units/prefix, or the writer's /units/placement (0xFF = empty)
-        pname = "prefix" if "prefix" in f["units"] else "placement"
+        pname = "placement"   # (U, n), 0xFF = row left to the search
         pre = f["/units/" + pname][...]
     k = pre.shape[1]
     assert header[:1 + k] == ["id"] + [f"{pname}{i}" for i in range(k)]

@@ -99,7 +99,7 @@ def test_queen_heatmap_class_equals_all(runs):
     assert np.all(ma.sum(axis=1) == 92) and np.all(ma.sum(axis=0) == 92)
 
 
-@pytest.mark.parametrize("kw", [dict(symmetry="full"), dict(layout="placement"),
+@pytest.mark.parametrize("kw", [dict(symmetry="full"), dict(),
                                 dict(depth=0), dict(symmetry="none", boards="class")])
 def test_plot_fixture_variants(tmp_path, kw):
     import make_fixture

@@ -213,15 +213,20 @@ def test_verify_passes_other_symmetries(symmetry_runs, name):
     dict(n=6, mode="boards", boards="class", depth=0),
     dict(n=1, mode="boards", boards="class"),
     dict(n=3, mode="count"),
-    # the layout and symmetry of the C++ writer (src/store/result_file.cpp, src/core/units.h)
-    dict(n=9, mode="count", layout="placement"),
-    dict(n=9, mode="boards", boards="all", layout="placement"),
+    # odd n: the mirror scheme's middle-column rule
+    dict(n=9, mode="count"),
+    dict(n=9, mode="boards", boards="all"),
+    # symmetry full (src/core/units.h), including the mirror fallback for n <= 3
+    dict(n=4, mode="boards", boards="all", symmetry="full", depth=1),
+    dict(n=3, mode="count", symmetry="full", depth=1),
+    dict(n=1, mode="boards", boards="all", symmetry="full", depth=1),
     dict(n=8, mode="boards", boards="all", symmetry="full"),
     dict(n=8, mode="boards", boards="class", symmetry="full", depth=3),
     dict(n=9, mode="count", symmetry="full", depth=1, partial=20),
 ])
 def test_verify_fixture_variants_pass(tmp_path, kw):
-    """Unusual but valid files (partial, shard, no symmetry, depth 0, N = 1, N = 3)."""
+    """Unusual but valid files (partial, shard, no symmetry, full symmetry, depth 0, N = 1,
+    N = 3)."""
     path = str(tmp_path / "variant.h5")
     make_fixture.make_result(path, **kw)
     r = nq("verify", path)
@@ -260,7 +265,7 @@ def test_verify_full_symmetry_problems(tmp_path):
 
 def test_verify_placement_not_matching_board(tmp_path):
     path = str(tmp_path / "pl.h5")
-    make_fixture.make_result(path, 9, "boards", "all", layout="placement")
+    make_fixture.make_result(path, 9, "boards", "all")
     with h5py.File(path, "r+") as f:
         units = f["/boards/unit"][...]
         j = int(np.nonzero(units != units[0])[0][0])
@@ -268,3 +273,121 @@ def test_verify_placement_not_matching_board(tmp_path):
     r = nq("verify", path)
     assert r.rc == 1, r
     assert "/boards/solutions row 0 " in r.out and "does not complete the pre-placement" in r.out
+
+
+def test_verify_full_symmetry_coverage_reported(symmetry_runs):
+    """The binary's full-symmetry units: borders and their images cover every valid border."""
+    r = nq("verify", symmetry_runs["sym_full_boards9"])
+    assert r.rc == 0, r
+    assert "valid borders exactly once" in r.out, r
+    assert "symmetry 'full' is not in" not in r.out and "WARN" not in r.out, r
+
+
+def _drop_unit_renumbered(path, row):
+    """Delete /units row `row`, then renumber the ids 0..U-2 and fix units_total, units_done
+    and total, so that only the coverage of the units is wrong."""
+    delete_unit_row(path, row)
+    with h5py.File(path, "r+") as f:
+        U = len(f["/units/id"])
+        f["/units/id"][...] = np.arange(U, dtype=np.uint64)
+        total = int((f["/units/multiplicity"][...].astype(np.uint64)
+                     * f["/units/solutions"][...]).sum())
+        for name, value in (("units_total", U), ("units_done", U), ("total", total)):
+            f.attrs.modify(name, np.uint64(value))
+
+
+def test_verify_full_symmetry_missing_border(tmp_path):
+    path = str(tmp_path / "full_d1.h5")
+    make_fixture.make_result(path, 8, "count", symmetry="full", depth=1)
+    _drop_unit_renumbered(path, 5)
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/units: complete" in r.out, r      # the ids alone look fine
+    assert "classes of valid borders have no unit" in r.out, r
+    assert "(and its images) has no unit" in r.out
+
+
+def test_verify_full_symmetry_missing_filling(tmp_path):
+    path = str(tmp_path / "full_d3.h5")
+    make_fixture.make_result(path, 8, "count", symmetry="full", depth=3)
+    with h5py.File(path, "r") as f:
+        pl = f["/units/placement"][...]
+    # a unit whose border has other units too
+    first = [tuple(p[[0, 7]]) + (int(np.argmax(p == 0)), int(np.argmax(p == 7))) for p in pl]
+    row = next(i for i in range(1, len(first)) if first[i] == first[i - 1])
+    _drop_unit_renumbered(path, row)
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "borders do not have one unit per valid placement of their empty rows among " \
+           "rows 1..2" in r.out, r
+
+
+def test_verify_full_symmetry_duplicate_and_overlap(tmp_path):
+    path = str(tmp_path / "full_dup.h5")
+    make_fixture.make_result(path, 8, "count", symmetry="full", depth=1)
+    with h5py.File(path, "r+") as f:
+        pl = f["/units/placement"][...]
+        mult = f["/units/multiplicity"][...]
+        # row 1 := row 0 (a duplicate); row 3 := the 180-degree image of row 2's border
+        pl[1] = pl[0]
+        i = next(i for i in range(2, len(pl)) if mult[i] == 8)
+        img = np.full(8, 255, dtype=np.uint8)
+        for r_, c in enumerate(pl[i]):
+            if c != 255:
+                img[7 - r_] = 7 - c
+        j = i + 1
+        pl[j] = img
+        f["/units/placement"][...] = pl
+        f["/units/multiplicity"][j] = 8
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "full-symmetry units inconsistent" in r.out, r
+    assert "covered more than once: rows 0, 1" in r.out, r
+    assert f"units in rows {i} and {j}" in r.out and "are images of each other" in r.out, r
+
+
+def test_verify_full_symmetry_not_a_border(tmp_path):
+    path = str(tmp_path / "full_nb.h5")
+    make_fixture.make_result(path, 8, "count", symmetry="full", depth=2)
+    with h5py.File(path, "r+") as f:
+        pl = f["/units/placement"][...]
+        row = int(np.nonzero(pl[:, 7] != 0)[0][0])   # bottom queen not in the corner
+        pl[row, 7] = 255
+        f["/units/placement"][...] = pl
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "units are not a border" in r.out and f"row {row} (unit id {row})" in r.out, r
+
+
+def test_verify_needs_units_placement(tmp_path):
+    """A file without /units/placement (e.g. a pre-release /units/prefix) is a bad file."""
+    path = str(tmp_path / "old.h5")
+    make_fixture.make_result(path, 8, "boards", "all")
+    with h5py.File(path, "r+") as f:
+        pl = f["/units/placement"][...]
+        del f["/units/placement"]
+        f["units"].create_dataset("prefix", data=pl[:, :2])
+    r = nq("verify", path)
+    assert r.rc == 1, r
+    assert "/units datasets missing: /units/placement" in r.out, r
+    for args in (["plot", path, "--out", tmp_path / "figs"],
+                 ["export", path, "--csv", tmp_path / "csv"]):
+        r = nq(*args)
+        assert r.rc == 3, (args, r)
+        assert "dataset /units/placement is missing" in r.err, r
+        assert len(r.err.strip().splitlines()) == 1, r
+
+
+def test_verify_several_files_exit_code(runs, tmp_path):
+    """Several files: each gets its report; the exit code is the highest (3 > 1 > 0)."""
+    bad = copy_file(runs["count10"], tmp_path, "bad.h5")
+    with h5py.File(bad, "r+") as f:
+        f["/units/solutions"][0] += 1
+    good = runs["boards_class8"]
+    r = nq("verify", good, good)
+    assert r.rc == 0 and r.out.count("RESULT: PASS") == 2, r
+    r = nq("verify", good, bad)
+    assert r.rc == 1 and "RESULT: PASS" in r.out and "RESULT: FAIL" in r.out, r
+    r = nq("verify", bad, str(tmp_path / "absent.h5"), good)
+    assert r.rc == 3 and "RESULT: FAIL" in r.out and r.out.count("RESULT: PASS") == 1, r
+    assert "no such file" in r.err and len(r.err.strip().splitlines()) == 1, r
