@@ -1,5 +1,11 @@
 #include "core/kernel.h"
+#include <atomic>
 #include <bit>
+#include <cstring>
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define NQ_HAVE_AVX512_KERNEL 1
+#endif
 
 namespace nq::core {
 
@@ -13,92 +19,339 @@ std::optional<Partial> place_prefix(int n, std::span<const Column> prefix) {
   return p;
 }
 
-SearchStats count_completions(const Partial& p) {
-  const int rows_left = p.n - p.row;
-  if (rows_left <= 0) return {1, 0};
-  const Mask full = full_mask(p.n);
-  Mask avail = full & ~(p.cols | p.diag_l | p.diag_r);
-  if (rows_left == 1) return {Count(std::popcount(avail)), Count(std::popcount(avail))};
+Mask attacked_squares(int n, const Placement& pl, int row) {
+  Mask m = 0;
+  for (int r = 0; r < n; ++r) {
+    if (pl[r] == kEmptyRow || r == row) continue;
+    const int c = pl[r], d = row > r ? row - r : r - row;
+    m |= Mask{1} << c;
+    if (c + d < kMaxN) m |= Mask{1} << (c + d);
+    if (c - d >= 0) m |= Mask{1} << (c - d);
+  }
+  return m;
+}
 
-  // Depth d counts rows below p.row; the row at depth `last` is the one before the final row,
-  // whose single free square (if any) is checked inline instead of being pushed.
-  struct Frame {
-    Mask cols, dl, dr, avail;
-  };
-  Frame stack[kMaxN];
-  const int last = rows_left - 2;
-  int d = 0;
-  Mask cols = p.cols, dl = p.diag_l, dr = p.diag_r;
-  Count solutions = 0, nodes = 0;
+std::optional<RowSearch> prepare_search(int n, const Placement& placement) {
+  if (n < 1 || n > kMaxN) return std::nullopt;
+  for (int r = n; r < kMaxN; ++r)
+    if (placement[r] != kEmptyRow) return std::nullopt;
+  RowSearch s;
+  s.n = n;
+  s.placement = placement;
+  for (int r = 0; r < n; ++r) {
+    if (placement[r] == kEmptyRow) continue;
+    if (placement[r] >= n || (attacked_squares(n, placement, r) >> placement[r] & 1))
+      return std::nullopt;
+  }
+  const Mask off_board = ~full_mask(n);
+  for (int r = 0; r < n; ++r) {
+    if (placement[r] != kEmptyRow) continue;
+    const int i = s.levels++;
+    s.row[i] = static_cast<std::uint8_t>(r);
+    s.blocked[i] = attacked_squares(n, placement, r) | off_board;
+    if (i > 0) s.gap[i - 1] = static_cast<std::uint8_t>(r - s.row[i - 1]);
+  }
+  return s;
+}
+
+RowSearch prepare_search(const Partial& p) {
+  RowSearch s;
+  s.n = p.n;
+  s.levels = p.n - p.row;
+  const Mask off_board = ~full_mask(p.n);
+  for (int i = 0; i < s.levels; ++i) {
+    s.row[i] = static_cast<std::uint8_t>(p.row + i);
+    s.gap[i] = 1;
+    s.blocked[i] = p.cols | (p.diag_l << i) | (p.diag_r >> i) | off_board;
+  }
+  return s;
+}
+
+namespace {
+
+// A node of the search: the queens of levels 0..level-1 are placed; cols/dl/dr are the squares
+// of row `level` they attack (columns, down-left and down-right diagonals).
+struct Node {
+  int level;
+  Mask cols, dl, dr;
+};
+
+// The scalar search (see the rule in kernel.h) of the subtree of `start`, the start node
+// included: counting without AVX-512, visiting, and the vector kernel's overflow path.
+// Requires s.levels >= 2 and start.level <= s.levels - 2. With kVisit it writes each level's
+// column into board[row] and calls on_solution() for every solution; false stops the search.
+template <bool kVisit, class OnSolution>
+SearchStats scalar_search(const RowSearch& s, Node start, Column* board, OnSolution&& on_solution) {
+  const int m = s.levels;
+  Mask blk[kMaxN + 2];
+  int gap[kMaxN + 2];
+  for (int i = 0; i < kMaxN + 2; ++i) {
+    blk[i] = i < m ? s.blocked[i] : ~Mask{0};
+    gap[i] = i + 1 < m ? s.gap[i] : 1;
+  }
+  Mask cols[kMaxN], dl[kMaxN], dr[kMaxN], avail[kMaxN];
+  const int top = start.level;
+  int d = top;
+  cols[d] = start.cols;
+  dl[d] = start.dl;
+  dr[d] = start.dr;
+  avail[d] = ~(start.cols | start.dl | start.dr | blk[d]);
+  Count solutions = 0, nodes = static_cast<Count>(std::popcount(avail[d]));
   for (;;) {
-    while (avail) {
-      const Mask bit = avail & (0u - avail);
-      avail ^= bit;
-      ++nodes;
-      const Mask nc = cols | bit, nl = (dl | bit) << 1, nr = (dr | bit) >> 1;
-      const Mask next = full & ~(nc | nl | nr);
-      if (d == last) {
-        solutions += next != 0;   // the last row has exactly one free column left
-        continue;
-      }
-      if (!next) continue;
-      stack[d] = {cols, dl, dr, avail};
-      ++d;
-      cols = nc;
-      dl = nl;
-      dr = nr;
-      avail = next;
+    if (!avail[d]) {
+      if (d == top) break;
+      --d;
+      continue;
     }
-    if (d == 0) break;
-    --d;
-    cols = stack[d].cols;
-    dl = stack[d].dl;
-    dr = stack[d].dr;
-    avail = stack[d].avail;
+    const Mask bit = avail[d] & (0u - avail[d]);
+    avail[d] ^= bit;
+    if constexpr (kVisit) board[s.row[d]] = static_cast<Column>(std::countr_zero(bit));
+    const int g = gap[d];
+    const Mask nc = cols[d] | bit, nl = (dl[d] | bit) << g, nr = (dr[d] | bit) >> g;
+    const Mask next = ~(nc | nl | nr | blk[d + 1]);
+    if (d + 2 == m) {   // the child is in the last level: a solution if its row is free
+      if (!next) continue;
+      ++solutions;
+      if constexpr (kVisit) {
+        board[s.row[d + 1]] = static_cast<Column>(std::countr_zero(next));
+        if (!on_solution()) break;
+      }
+      continue;
+    }
+    const int g2 = gap[d + 1];
+    if (!next || !~(nc | (nl << g2) | (nr >> g2) | blk[d + 2])) continue;
+    ++d;
+    cols[d] = nc;
+    dl[d] = nl;
+    dr[d] = nr;
+    avail[d] = next;
+    nodes += static_cast<Count>(std::popcount(next));
   }
   return {solutions, nodes + solutions};
 }
 
-SearchStats visit_completions(const Partial& p, std::span<const Column> prefix, const BoardFn& f) {
+struct NoVisit {
+  bool operator()() const { return true; }
+};
+
+#if NQ_HAVE_AVX512_KERNEL
+// The vector kernel: 16-lane vectors whose lanes are nodes. Each step, every lane tries the
+// lowest remaining free square of its node: it computes the child, counts it if it completes a
+// solution, and the children that the rule keeps are compressed onto a shared stack; lanes
+// whose node has no square left are refilled from the top of the stack. A branchy scalar search
+// loses a mispredicted branch per node; here the only branch is the loop's. kGroups independent
+// vectors per step hide the latency of a step's dependency chain.
+//
+// The stack (about 66 KB of the thread's stack) normally holds a few hundred nodes; if it nears
+// kStackCapacity (or a test's smaller limit), nodes are popped and searched by the scalar
+// search instead, which counts the same nodes and solutions, so the result never depends on
+// the limit.
+constexpr int kLanes = 16;
+constexpr int kGroups = 3;
+constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
+constexpr int kStackCapacity = 4096;
+
+#define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
+#if defined(__clang__)
+#define NQ_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define NQ_UNROLL _Pragma("GCC unroll 4")
+// gcc 12's intrinsics headers trip -Wuninitialized on their own _mm512_undefined idiom.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+// Per-level values as 32-entry tables (two vectors each), looked up per lane by level.
+struct LevelTable {
+  __m512i lo, hi;
+};
+
+NQ_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable& t, __m512i level) {
+  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
+}
+
+NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
+  const int m = s.levels;
+  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
+  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32], t_last[32];
+  for (int d = 0; d < 32; ++d) {   // for a node of level d:
+    t_blk0[d] = blk(d);                                // its own row
+    t_blk1[d] = blk(d + 1);                            // its children's row
+    t_blk2[d] = blk(d + 2);                            // the lookahead row
+    t_gap[d] = d + 1 < m ? s.gap[d] : 1u;              // rows to the children's row
+    t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;         // and on to the lookahead row
+    t_last[d] = d + 2 == m ? ~0u : 0u;                 // children in the last level: solutions
+  }
+  auto table = [](const std::uint32_t* t) {
+    return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
+  };
+  const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
+                   gap = table(t_gap), gap1 = table(t_gap1), last = table(t_last);
+
+  alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
+      st_dr[kStackCapacity + kLanes];
+  alignas(64) std::uint32_t st_level[kStackCapacity + kLanes];
+  int sp = 0;
+  const int limit = stack_limit < 2 * kPushMax ? 2 * kPushMax
+                    : stack_limit > kStackCapacity ? kStackCapacity : stack_limit;
+
+  const __m512i ones = _mm512_set1_epi32(-1), zero = _mm512_setzero_si512(),
+                one = _mm512_set1_epi32(1);
+  __m512i C[kGroups], L[kGroups], R[kGroups], LV[kGroups], A[kGroups];
+  for (int h = 0; h < kGroups; ++h) C[h] = L[h] = R[h] = LV[h] = A[h] = zero;
+  A[0] = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~blk(0))));   // the root
+  Count solutions = 0, nodes = 0;
+  for (;;) {
+    if (sp > limit - kPushMax) [[unlikely]] {
+      while (sp > limit / 2) {
+        --sp;
+        const Node node{static_cast<int>(st_level[sp]), st_cols[sp], st_dl[sp], st_dr[sp]};
+        const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
+        solutions += sub.solutions;
+        nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
+      }
+    }
+NQ_UNROLL
+    for (int h = 0; h < kGroups; ++h) {
+      const __m512i bit = _mm512_and_si512(A[h], _mm512_sub_epi32(zero, A[h]));
+      const __mmask16 tried = _mm512_test_epi32_mask(bit, bit);
+      A[h] = _mm512_xor_si512(A[h], bit);
+      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(tried)));
+      const __m512i g = lookup(gap, LV[h]);
+      const __m512i nc = _mm512_or_si512(C[h], bit);
+      const __m512i nl = _mm512_sllv_epi32(_mm512_or_si512(L[h], bit), g);
+      const __m512i nr = _mm512_srlv_epi32(_mm512_or_si512(R[h], bit), g);
+      // The children's row: some square free?
+      const __m512i occ1 = _mm512_ternarylogic_epi32(nl, nr, lookup(blk1, LV[h]), 0xFE);
+      const __mmask16 alive = _mm512_mask_cmpneq_epi32_mask(tried, _mm512_or_si512(occ1, nc), ones);
+      const __m512i is_last = lookup(last, LV[h]);
+      const __mmask16 final_level = _mm512_test_epi32_mask(is_last, is_last);
+      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(alive & final_level)));
+      // The row after it, given the queens so far (lookahead).
+      const __m512i g1 = lookup(gap1, LV[h]);
+      const __m512i occ2 = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(nl, g1), _mm512_srlv_epi32(nr, g1),
+                                                     lookup(blk2, LV[h]), 0xFE);
+      const __mmask16 keep = _mm512_mask_cmpneq_epi32_mask(alive & ~final_level,
+                                                          _mm512_or_si512(occ2, nc), ones);
+      _mm512_storeu_si512(st_cols + sp, _mm512_maskz_compress_epi32(keep, nc));
+      _mm512_storeu_si512(st_dl + sp, _mm512_maskz_compress_epi32(keep, nl));
+      _mm512_storeu_si512(st_dr + sp, _mm512_maskz_compress_epi32(keep, nr));
+      _mm512_storeu_si512(st_level + sp, _mm512_maskz_compress_epi32(keep, _mm512_add_epi32(LV[h], one)));
+      sp += std::popcount(static_cast<unsigned>(keep));
+    }
+    int idle = 0;
+NQ_UNROLL
+    for (int h = 0; h < kGroups; ++h) {
+      const __mmask16 empty = _mm512_testn_epi32_mask(A[h], A[h]);
+      const int want = std::popcount(static_cast<unsigned>(empty));
+      const int take = want < sp ? want : sp;
+      idle += want - take;
+      const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
+      sp -= take;
+      C[h] = _mm512_mask_expand_epi32(C[h], fill, _mm512_loadu_si512(st_cols + sp));
+      L[h] = _mm512_mask_expand_epi32(L[h], fill, _mm512_loadu_si512(st_dl + sp));
+      R[h] = _mm512_mask_expand_epi32(R[h], fill, _mm512_loadu_si512(st_dr + sp));
+      LV[h] = _mm512_mask_expand_epi32(LV[h], fill, _mm512_loadu_si512(st_level + sp));
+      const __m512i occ = _mm512_ternarylogic_epi32(C[h], L[h], R[h], 0xFE);
+      A[h] = _mm512_mask_andnot_epi32(A[h], fill, _mm512_or_si512(occ, lookup(blk0, LV[h])), ones);
+    }
+    if (idle == kPushMax) break;   // every lane empty and the stack too
+  }
+  return {solutions, nodes + solutions};
+}
+
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+bool detect_avx512() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+}
+#endif
+
+}  // namespace
+
+namespace {
+std::atomic<bool> vector_kernel_allowed{true};
+}  // namespace
+
+void allow_vector_kernel(bool allowed) { vector_kernel_allowed.store(allowed, std::memory_order_relaxed); }
+
+bool vector_kernel_available() {
+#if NQ_HAVE_AVX512_KERNEL
+  static const bool available = detect_avx512();
+  return available;
+#else
+  return false;
+#endif
+}
+
+SearchStats count_completions_scalar(const RowSearch& s) {
+  if (s.levels == 0) return {1, 0};
+  if (s.levels == 1) {
+    const auto c = static_cast<Count>(std::popcount(~s.blocked[0]));
+    return {c, c};
+  }
+  return scalar_search<false>(s, Node{0, 0, 0, 0}, nullptr, NoVisit{});
+}
+
+SearchStats count_completions(const RowSearch& s) {
+#if NQ_HAVE_AVX512_KERNEL
+  if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed) &&
+      vector_kernel_available())
+    return vector_search(s, kStackCapacity);
+#endif
+  return count_completions_scalar(s);
+}
+
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit) {
+#if NQ_HAVE_AVX512_KERNEL
+  if (!vector_kernel_available()) return std::nullopt;
+  if (s.levels < 2) return count_completions_scalar(s);
+  return vector_search(s, stack_limit);
+#else
+  (void)s;
+  (void)stack_limit;
+  return std::nullopt;
+#endif
+}
+
+SearchStats count_completions(const Partial& p) { return count_completions(prepare_search(p)); }
+
+SearchStats visit_completions(const RowSearch& s, const BoardFn& f) {
   Column board[kMaxN] = {};
-  for (std::size_t r = 0; r < prefix.size() && r < static_cast<std::size_t>(p.row); ++r)
-    board[r] = prefix[r];
-  const BoardView view(board, static_cast<std::size_t>(p.n));
-  if (p.row >= p.n) {
+  for (int r = 0; r < s.n; ++r)
+    if (s.placement[r] != kEmptyRow) board[r] = s.placement[r];
+  const BoardView view(board, static_cast<std::size_t>(s.n));
+  if (s.levels == 0) {
     f(view);
     return {1, 0};
   }
-  Partial stack[kMaxN + 1];
-  Mask avail[kMaxN + 1];
-  int d = 0;
-  stack[0] = p;
-  avail[0] = free_columns(p);
-  SearchStats st;
-  for (;;) {
-    if (!avail[d]) {
-      if (d == 0) break;
-      --d;
-      continue;
-    }
-    const int c = std::countr_zero(avail[d]);
-    avail[d] &= avail[d] - 1;
-    ++st.nodes;
-    board[stack[d].row] = static_cast<Column>(c);
-    const Partial next = place(stack[d], c);
-    if (next.row == p.n) {
-      ++st.solutions;
-      if (!f(view)) break;
-      continue;
-    }
-    stack[d + 1] = next;
-    avail[d + 1] = free_columns(next);
-    ++d;
+  if (s.levels == 1) {
+    const Mask free = ~s.blocked[0];
+    if (!free) return {0, 0};
+    board[s.row[0]] = static_cast<Column>(std::countr_zero(free));
+    f(view);
+    return {1, 1};
   }
-  return st;
+  return scalar_search<true>(s, Node{0, 0, 0, 0}, board, [&] { return f(view); });
+}
+
+SearchStats visit_completions(const Partial& p, std::span<const Column> prefix, const BoardFn& f) {
+  RowSearch s = prepare_search(p);
+  for (std::size_t r = 0; r < prefix.size() && r < static_cast<std::size_t>(p.row); ++r)
+    s.placement[r] = prefix[r];
+  return visit_completions(s, f);
 }
 
 namespace {
-void reference_search(Mask full, Mask cols, Mask dl, Mask dr, Count& solutions) {
+// kNodes only exists for bench/'s node column; the timed instantiation is the plain search.
+template <bool kNodes>
+void reference_search(Mask full, Mask cols, Mask dl, Mask dr, Count& solutions, Count& nodes) {
+  if constexpr (kNodes) ++nodes;
   if (cols == full) {
     ++solutions;
     return;
@@ -107,22 +360,26 @@ void reference_search(Mask full, Mask cols, Mask dl, Mask dr, Count& solutions) 
   while (avail) {
     const Mask bit = avail & (0u - avail);
     avail -= bit;
-    reference_search(full, cols | bit, (dl | bit) << 1, (dr | bit) >> 1, solutions);
+    reference_search<kNodes>(full, cols | bit, (dl | bit) << 1, (dr | bit) >> 1, solutions, nodes);
   }
+}
+
+template <bool kNodes>
+SearchStats reference_part(int n, int c) {
+  const Mask full = full_mask(n), bit = Mask{1} << c;
+  SearchStats st;
+  reference_search<kNodes>(full, bit, bit << 1, bit >> 1, st.solutions, st.nodes);
+  return st;
 }
 }  // namespace
 
+Count reference_first_row(int n, int c) { return reference_part<false>(n, c).solutions; }
+SearchStats reference_first_row_nodes(int n, int c) { return reference_part<true>(n, c); }
+
 Count reference_total(int n) {
-  const Mask full = full_mask(n);
   Count half = 0, middle = 0;
-  for (int c = 0; c < n / 2; ++c) {
-    const Mask bit = Mask{1} << c;
-    reference_search(full, bit, bit << 1, bit >> 1, half);
-  }
-  if (n % 2) {
-    const Mask bit = Mask{1} << (n / 2);
-    reference_search(full, bit, bit << 1, bit >> 1, middle);
-  }
+  for (int c = 0; c < n / 2; ++c) half += reference_first_row(n, c);
+  if (n % 2) middle = reference_first_row(n, n / 2);
   return 2 * half + middle;
 }
 

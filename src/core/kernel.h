@@ -1,7 +1,10 @@
-// The search kernel: counts (or visits) the completions of a partial placement of the first
-// rows. Called by units.cpp for every work unit. Allocation-free and exception-free; thread-safe
-// (no shared state).
+// The search kernel: counts (or visits) the completions of a partial board. Queens may be
+// pre-placed in any rows (the first rows, or the border of the board); the search fills the
+// empty rows top to bottom. Called by units.cpp for every work unit. Allocation-free and
+// exception-free; thread-safe (no shared state).
 #pragma once
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
@@ -9,6 +12,10 @@
 #include "core/types.h"
 
 namespace nq::core {
+
+// A partial board: the column of the queen of each row, or kEmptyRow where the search decides.
+inline constexpr Column kEmptyRow = 0xFF;
+using Placement = std::array<Column, kMaxN>;
 
 // The state after queens were placed in rows 0..row-1 (bit c = column c).
 // Invariants: 1 <= n <= kMaxN; 0 <= row <= n; popcount(cols) == row; all masks within n bits
@@ -34,16 +41,73 @@ constexpr Mask free_columns(const Partial& p) {
   return full_mask(p.n) & ~(p.cols | p.diag_l | p.diag_r);
 }
 
-// Number of ways to complete `p` to a full solution, and the nodes visited. Iterative.
-SearchStats count_completions(const Partial& p);
+// A partial board compiled for the search. The empty rows, top to bottom, are the search's
+// levels. Invariants (established by prepare_search, relied on by the kernel):
+//   1. levels == number of empty rows == number of columns no pre-placed queen uses;
+//   2. row[i] is the board row of level i; gap[i] == row[i+1] - row[i] for i + 1 < levels;
+//   3. blocked[i] holds, for row row[i], every square a pre-placed queen attacks (its column and
+//      both diagonals, from above and from below) plus every bit >= n (off the board);
+//   4. the pre-placed queens do not attack each other.
+struct RowSearch {
+  int n = 0;
+  int levels = 0;
+  Placement placement{};                    // the pre-placed queens (copied into visited boards)
+  std::array<std::uint8_t, kMaxN> row{};
+  std::array<std::uint8_t, kMaxN> gap{};
+  std::array<Mask, kMaxN> blocked{};
+};
 
-// Calls f(board) for every completion of `p`, in lexicographic order of the board, until f
-// returns false. The first p.row entries of the board are taken from `prefix`.
+// Squares of board row `row` that the queens of `placement` in the other rows attack (their
+// columns and both diagonals, in either direction). Bits >= n may be set.
+Mask attacked_squares(int n, const Placement& placement, int row);
+
+// The search over the empty rows of `placement` (rows >= n must be empty), or nullopt if
+// n is out of range, a column is off the board, a row >= n is filled or queens attack each other.
+std::optional<RowSearch> prepare_search(int n, const Placement& placement);
+// The same for the first rows of `p` (placed as masks; the placement's rows are left empty).
+RowSearch prepare_search(const Partial& p);
+
+// Number of ways to complete the board to a full solution, and the nodes of the search.
+// The search rule (counting and visiting follow it exactly, so they report the same nodes):
+//   - a node is a partial board with the levels above it filled; expanding it tries every free
+//     square of its row, and each square tried is a node (nodes += free squares);
+//   - a square tried in the next-to-last level is a solution if the last row still has a free
+//     square (its queen is a node too); a square tried higher up is expanded only if the next
+//     row has a free square and the row after it has one given the queens placed so far
+//     (a one-row lookahead that prunes most dead ends before they cost a node each).
+// With AVX-512 (checked at run time) it searches 48 nodes at once with vector code; otherwise
+// it is a plain iterative search. Both give the same solutions and nodes.
+SearchStats count_completions(const RowSearch& s);
+SearchStats count_completions(const Partial& p);
+// The plain iterative search, regardless of the CPU (tests compare the two).
+SearchStats count_completions_scalar(const RowSearch& s);
+// The vector kernel with its work stack limited to `stack_limit` nodes (count_completions uses
+// 4096, which real searches stay far below; tests pass small limits to exercise the overflow
+// path), or nullopt if the CPU has no AVX-512.
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit);
+// True if the CPU can run the vector kernel.
+bool vector_kernel_available();
+// Whether count_completions may use the vector kernel (default true). For benchmarks and tests
+// of the scalar path; affects searches started afterwards, in all threads.
+void allow_vector_kernel(bool allowed);
+
+// Calls f(board) for every completion, in lexicographic order of the board, until f returns
+// false. For `p`, the first p.row entries of the board are taken from `prefix`; for `s`, the
+// pre-placed queens are its placement's. Visiting is always the scalar search; it places the
+// same queens as counting, so both report the same nodes.
 using BoardFn = std::function<bool(BoardView)>;
 SearchStats visit_completions(const Partial& p, std::span<const Column> prefix, const BoardFn& f);
+SearchStats visit_completions(const RowSearch& s, const BoardFn& f);
 
 // The plain mirror-only recursive reference solver (Somers-style bitmasks): an independent
 // check in tests and the baseline of bench/. Deliberately simple; do not optimise it.
 Count reference_total(int n);
+// The part of the reference search with the queen of row 0 in column `c` (not multiplied):
+// reference_total(n) is twice the sum over c < n/2, plus c = n/2 for odd n. bench/ splits this
+// loop over threads.
+Count reference_first_row(int n, int c);
+// The same, also counting the reference's nodes (one per queen placed, row 0 included); a
+// separate, untimed instantiation so that the timed search does no extra work.
+SearchStats reference_first_row_nodes(int n, int c);
 
 }  // namespace nq::core

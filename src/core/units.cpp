@@ -1,15 +1,24 @@
 #include "core/units.h"
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 namespace nq::core {
 
-std::string to_string(Symmetry s) { return s == Symmetry::none ? "none" : "mirror"; }
+std::string to_string(Symmetry s) {
+  switch (s) {
+    case Symmetry::none: return "none";
+    case Symmetry::mirror: return "mirror";
+    case Symmetry::full: return "full";
+  }
+  return "unknown";
+}
 
 Symmetry symmetry_from_string(const std::string& s) {
   if (s == "none") return Symmetry::none;
   if (s == "mirror") return Symmetry::mirror;
-  throw std::invalid_argument("unknown symmetry '" + s + "' (expected none or mirror)");
+  if (s == "full") return Symmetry::full;
+  throw std::invalid_argument("unknown symmetry '" + s + "' (expected none, mirror or full)");
 }
 
 std::span<const Column> WorkUnit::leading_rows(int n) const {
@@ -18,6 +27,123 @@ std::span<const Column> WorkUnit::leading_rows(int n) const {
   return {placement.data(), k};
 }
 
+namespace {
+
+// The border of a full-symmetry unit: the columns of the queens of the top and bottom rows and
+// the rows of the queens of the left and right columns. A corner queen appears twice.
+struct Border {
+  int top = 0, bottom = 0, left = 0, right = 0;
+  friend bool operator==(const Border&, const Border&) = default;
+};
+
+// (r, c) under symmetry k, numbered as in board.h: k % 4 quarter turns clockwise, after a
+// mirror if k >= 4.
+void map_square(int n, int k, int& r, int& c) {
+  if (k >= 4) c = n - 1 - c;
+  for (int i = 0; i < k % 4; ++i) {
+    const int t = r;
+    r = c;
+    c = n - 1 - t;
+  }
+}
+
+Border image(int n, const Border& b, int k) {
+  const int rs[4] = {0, n - 1, b.left, b.right};
+  const int cs[4] = {b.top, b.bottom, 0, n - 1};
+  Border out;
+  for (int i = 0; i < 4; ++i) {
+    int r = rs[i], c = cs[i];
+    map_square(n, k, r, c);
+    if (r == 0) out.top = c;
+    if (r == n - 1) out.bottom = c;
+    if (c == 0) out.left = r;
+    if (c == n - 1) out.right = r;
+  }
+  return out;
+}
+
+// Which image of a border is its class representative: the one with the smallest key. Any
+// fixed choice is correct; this one is fast. The search walks the interior top to bottom, so
+// it pays to have the early rows constrained: a bottom queen near a corner has a long diagonal
+// reaching the top rows, and a top queen near the middle blocks two squares in each row below
+// it. Preferring those (then the lexicographic order of top, bottom, left, right) walks about
+// 35 % fewer nodes than the plain lexicographic choice, within 10 % of the best image per class.
+std::uint64_t representative_key(int n, const Border& b) {
+  const auto u = static_cast<std::uint64_t>(n);
+  auto off_centre = [&](int c) { return static_cast<std::uint64_t>(std::abs(2 * c - (n - 1))); };
+  const std::uint64_t lex = ((static_cast<std::uint64_t>(b.top) * u +
+                              static_cast<std::uint64_t>(b.bottom)) * u +
+                             static_cast<std::uint64_t>(b.left)) * u +
+                            static_cast<std::uint64_t>(b.right);
+  const std::uint64_t shape = (u - off_centre(b.bottom)) * 2 * u + off_centre(b.top);
+  return shape * u * u * u * u + lex;
+}
+
+// The symmetries that map the border to its distinct images (the first one is the identity),
+// and whether the border is its class representative (if not, the rest is left incomplete).
+struct Orbit {
+  int size = 0;
+  int symmetries[kSymmetries] = {};
+  bool representative = true;
+};
+
+Orbit orbit_of(int n, const Border& b) {
+  Orbit o;
+  Border seen[kSymmetries];
+  const std::uint64_t key = representative_key(n, b);
+  for (int k = 0; k < kSymmetries; ++k) {
+    const Border im = image(n, b, k);
+    if (std::find(seen, seen + o.size, im) != seen + o.size) continue;
+    if (representative_key(n, im) < key) {
+      o.representative = false;
+      return o;
+    }
+    seen[o.size] = im;
+    o.symmetries[o.size++] = k;
+  }
+  return o;
+}
+
+// The border of a placement with rows 0 and n-1 filled and one queen in each of columns 0 and
+// n-1, or nullopt.
+std::optional<Border> border_of(int n, const Placement& p) {
+  if (p[0] == kEmptyRow || p[n - 1] == kEmptyRow) return std::nullopt;
+  Border b{p[0], p[n - 1], -1, -1};
+  for (int r = 0; r < n; ++r) {
+    if (p[r] == 0 && b.left < 0) b.left = r;
+    if (p[r] == n - 1 && b.right < 0) b.right = r;
+  }
+  if (b.left < 0 || b.right < 0) return std::nullopt;
+  return b;
+}
+
+// True if the border's queens (3 when one stands in a corner, else 4) do not attack each other.
+bool border_is_valid(int n, const Border& b) {
+  const int rs[4] = {0, n - 1, b.left, b.right};
+  const int cs[4] = {b.top, b.bottom, 0, n - 1};
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j) {
+      if (rs[i] == rs[j] && cs[i] == cs[j]) continue;   // a corner queen, listed twice
+      if (rs[i] == rs[j] || cs[i] == cs[j] || std::abs(rs[i] - rs[j]) == std::abs(cs[i] - cs[j]))
+        return false;
+    }
+  return true;
+}
+
+// The border's queens as a placement, or nullopt if two of them share a row inconsistently.
+std::optional<Placement> border_placement(int n, const Border& b) {
+  Placement p = WorkUnit::empty_placement();
+  const int rs[4] = {0, n - 1, b.left, b.right};
+  const int cs[4] = {b.top, b.bottom, 0, n - 1};
+  for (int i = 0; i < 4; ++i) {
+    if (p[rs[i]] != kEmptyRow && p[rs[i]] != cs[i]) return std::nullopt;
+    p[rs[i]] = static_cast<Column>(cs[i]);
+  }
+  return p;
+}
+
+}  // namespace
+
 UnitPlan::UnitPlan(int n, int depth, Symmetry symmetry) : n_(n), depth_(depth), symmetry_(symmetry) {
   if (n < 1 || n > kMaxN)
     throw std::invalid_argument("board size " + std::to_string(n) + " is outside 1.." +
@@ -25,18 +151,35 @@ UnitPlan::UnitPlan(int n, int depth, Symmetry symmetry) : n_(n), depth_(depth), 
   if (depth < 1 || depth > n)
     throw std::invalid_argument("depth " + std::to_string(depth) + " is outside 1.." +
                                 std::to_string(n));
+  if (symmetry != Symmetry::none && symmetry != Symmetry::mirror && symmetry != Symmetry::full)
+    throw std::invalid_argument("unknown symmetry " + std::to_string(int(symmetry)));
 }
+
+bool UnitPlan::border_scheme() const { return symmetry_ == Symmetry::full && n_ >= kMinBorderN; }
 
 Mask UnitPlan::allowed(int row, std::span<const Column> placed) const {
   const Mask full = full_mask(n_);
-  if (symmetry_ == Symmetry::none) return full;
+  if (symmetry_ == Symmetry::none || border_scheme()) return full;
   const Mask left_half = full_mask(n_ / 2);   // columns 0 .. n/2 - 1
   if (row == 0) return n_ % 2 ? left_half | (Mask{1} << (n_ / 2)) : left_half;
   if (row == 1 && n_ % 2 && placed[0] == n_ / 2) return left_half;
   return full;
 }
 
-std::uint32_t UnitPlan::multiplicity_of(const std::array<Column, kMaxN>& placement) const {
+std::uint32_t UnitPlan::multiplicity_of(const Placement& placement) const {
+  if (border_scheme()) {
+    // Rows 0..depth-1 and n-1 filled; any other filled row holds a side queen.
+    for (int r = 0; r < kMaxN; ++r) {
+      const bool filled = placement[r] != kEmptyRow;
+      const bool required = r < depth_ || r == n_ - 1;
+      if (r >= n_ ? filled : required ? !filled : filled && placement[r] != 0 && placement[r] != n_ - 1)
+        return 0;
+    }
+    const auto border = border_of(n_, placement);
+    if (!border || !prepare_search(n_, placement)) return 0;
+    const Orbit o = orbit_of(n_, *border);
+    return o.representative ? static_cast<std::uint32_t>(o.size) : 0;
+  }
   for (int r = depth_; r < kMaxN; ++r)
     if (placement[r] != kEmptyRow) return 0;
   const std::span<const Column> prefix(placement.data(), depth_);
@@ -48,23 +191,30 @@ std::uint32_t UnitPlan::multiplicity_of(const std::array<Column, kMaxN>& placeme
   return middle_first && depth_ == 1 ? 1 : 2;
 }
 
-Partial UnitPlan::checked_partial(const WorkUnit& u) const {
-  const auto p = place_prefix(n_, u.leading_rows(n_));
-  if (!p || multiplicity_of(u.placement) != u.multiplicity)
+RowSearch UnitPlan::checked_search(const WorkUnit& u) const {
+  const auto s = prepare_search(n_, u.placement);
+  if (!s || u.multiplicity == 0 || multiplicity_of(u.placement) != u.multiplicity)
     throw std::invalid_argument("work unit " + std::to_string(u.id) + " " +
-                                to_columns(u.leading_rows(n_)) + " does not belong to the plan n=" +
-                                std::to_string(n_) + " depth=" + std::to_string(depth_));
-  return *p;
+                                to_columns({u.placement.data(), std::size_t(n_)}) +
+                                " does not belong to the plan n=" + std::to_string(n_) +
+                                " depth=" + std::to_string(depth_) + " symmetry=" +
+                                to_string(symmetry_));
+  return *s;
 }
 
-SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(checked_partial(u)); }
+SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(checked_search(u)); }
 
 SearchStats UnitPlan::visit_boards(const WorkUnit& u, const BoardFn& f) const {
-  const Partial p = checked_partial(u);
-  if (u.multiplicity == 1) return visit_completions(p, u.leading_rows(n_), f);
-  return visit_completions(p, u.leading_rows(n_), [&](BoardView b) {
-    const Board m = mirror(b);
-    return f(b) && f(m);
+  const RowSearch s = checked_search(u);
+  if (u.multiplicity == 1) return visit_completions(s, f);
+  if (!border_scheme())
+    return visit_completions(s, [&](BoardView b) { return f(b) && f(mirror(b)); });
+  const Orbit o = orbit_of(n_, *border_of(n_, u.placement));
+  return visit_completions(s, [&](BoardView b) {
+    if (!f(b)) return false;
+    for (int i = 1; i < o.size; ++i)
+      if (!f(transform(b, o.symmetries[i]))) return false;
+    return true;
   });
 }
 
@@ -84,35 +234,74 @@ std::vector<WorkUnit> UnitPlan::units() const {
   return out;
 }
 
-UnitCursor::UnitCursor(const UnitPlan& plan) : plan_(plan) {
-  state_[0] = Partial{plan.n(), 0, 0, 0, 0};
-  avail_[0] = free_columns(state_[0]) & plan.allowed(0, {});
+UnitCursor::UnitCursor(const UnitPlan& plan) : plan_(plan) {}
+
+bool UnitCursor::next_base() {
+  const int n = plan_.n();
+  if (!plan_.border_scheme()) {
+    if (!first_base_) return false;   // the empty board is the only base
+    first_base_ = false;
+    placement_ = WorkUnit::empty_placement();
+    levels_ = plan_.depth();
+    for (int i = 0; i < levels_; ++i) rows_[i] = i;
+    return true;
+  }
+  for (;;) {   // (top, bottom, left, right) in lexicographic order, right fastest
+    int i = 3;
+    while (i >= 0 && ++border_[i] == n) border_[i--] = 0;
+    if (i < 0) return false;
+    const Border b{border_[0], border_[1], border_[2], border_[3]};
+    if (!border_is_valid(n, b)) continue;
+    const Orbit o = orbit_of(n, b);
+    if (!o.representative) continue;
+    placement_ = *border_placement(n, b);
+    base_multiplicity_ = static_cast<std::uint32_t>(o.size);
+    levels_ = 0;
+    for (int r = 1; r < plan_.depth(); ++r)
+      if (placement_[r] == kEmptyRow) rows_[levels_++] = r;
+    return true;
+  }
 }
 
 bool UnitCursor::next(WorkUnit& out) {
-  const int depth = plan_.depth();
+  const int n = plan_.n();
+  auto free_in = [&](int level) {
+    const int row = rows_[level];
+    return full_mask(n) & ~attacked_squares(n, placement_, row) &
+           plan_.allowed(row, {placement_.data(), std::size_t(row)});
+  };
+  auto emit = [&] {
+    out.id = next_id_++;
+    out.placement = placement_;
+    out.multiplicity = plan_.border_scheme() ? base_multiplicity_ : plan_.multiplicity_of(placement_);
+    return true;
+  };
   while (!done_) {
-    if (!avail_[d_]) {
-      if (d_ == 0) {
+    if (!in_base_) {
+      if (!next_base()) {
         done_ = true;
         break;
       }
-      --d_;
+      if (levels_ == 0) return emit();
+      in_base_ = true;
+      d_ = 0;
+      avail_[0] = free_in(0);
+      continue;
+    }
+    if (!avail_[d_]) {
+      placement_[rows_[d_]] = kEmptyRow;
+      if (d_ == 0)
+        in_base_ = false;
+      else
+        --d_;
       continue;
     }
     const int c = std::countr_zero(avail_[d_]);
     avail_[d_] &= avail_[d_] - 1;
-    prefix_[d_] = static_cast<Column>(c);
-    state_[d_ + 1] = place(state_[d_], c);
-    if (d_ + 1 == depth) {
-      out.id = next_id_++;
-      out.placement = WorkUnit::empty_placement();
-      std::copy_n(prefix_.begin(), depth, out.placement.begin());
-      out.multiplicity = plan_.multiplicity_of(out.placement);
-      return true;
-    }
+    placement_[rows_[d_]] = static_cast<Column>(c);
+    if (d_ + 1 == levels_) return emit();
     ++d_;
-    avail_[d_] = free_columns(state_[d_]) & plan_.allowed(d_, {prefix_.data(), std::size_t(d_)});
+    avail_[d_] = free_in(d_);
   }
   return false;
 }

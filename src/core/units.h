@@ -1,5 +1,5 @@
-// Work units: a deterministic enumeration of the valid placements of the first `depth` rows,
-// each standing for `multiplicity` mirror images, so that
+// Work units: a deterministic enumeration of partial boards (pre-placements), each standing for
+// `multiplicity` images of itself under the symmetries of the square, so that
 //   total = sum over units of multiplicity * completions(unit).
 // The master enumerates units with a UnitCursor; workers call UnitPlan::count / visit_boards.
 // A UnitPlan is immutable after construction and safe to share between threads.
@@ -16,26 +16,41 @@
 
 namespace nq::core {
 
-// How the units use the symmetries of the square. Callers only see multiplicities, so a
-// stronger reduction can replace `mirror` without touching them.
-//   none:   every prefix, multiplicity 1
-//   mirror: first queen in the left half (x2); for odd N with the first queen in the middle
-//           column, the second queen in the left half (x2); depth 1 keeps that unit at x1
-enum class Symmetry : std::uint8_t { none = 0, mirror = 1 };
-std::string to_string(Symmetry s);
+// How the units use the symmetries of the square. Callers only see multiplicities.
+//   none:   the valid placements of rows 0..depth-1, multiplicity 1
+//   mirror: the same with the first queen in the left half (x2); for odd N with the first queen
+//           in the middle column, the second queen in the left half (x2); depth 1 keeps that
+//           unit at x1
+//   full:   the whole group of 8 rotations and reflections, by pre-placing the border:
+//           1. every solution has exactly one border: the queens of row 0, row N-1, column 0
+//              and column N-1 (3 queens when one stands in a corner, else 4); a symmetry maps
+//              borders to borders, so the solutions with border B and those with border g(B)
+//              correspond one to one;
+//           2. of each class of borders only one, the representative, becomes units; their
+//              multiplicity is the number of distinct images of the border (8, 4 or 2), and a
+//              completion stands for itself and its images under one symmetry per distinct
+//              image of the border (no special case for symmetric borders or boards);
+//           3. `depth` d pre-places, besides the border, the queens of rows 1..d-1: a unit fills
+//              rows 0..d-1, row N-1 and the rows of the queens in columns 0 and N-1, and the
+//              search fills the rest. Depth 1 is the border alone (N = 16: 3206 units,
+//              N = 18: 5728); each further row multiplies the units by roughly N/2 (N = 18:
+//              5728, 59390, 448259, 2600476 at depths 1..4); depth N leaves nothing to search;
+//           4. for N <= 3 (N = 2, 3 have no valid border) it is the mirror scheme, so that a
+//              plan always has units.
+//           The search walks about 0.37x the nodes of the mirror scheme.
+enum class Symmetry : std::uint8_t { none = 0, mirror = 1, full = 2 };
+std::string to_string(Symmetry s);   // "none" / "mirror" / "full"
 Symmetry symmetry_from_string(const std::string& s);   // throws std::invalid_argument
 
 // A work unit is a partial board: some rows hold a pre-placed queen, the others are left to
-// the search. Plans that pre-place the first rows use rows 0..depth-1; other plans may
-// pre-place any rows (e.g. the border of the board).
-inline constexpr Column kEmptyRow = 0xFF;
+// the search. none/mirror plans pre-place rows 0..depth-1; full plans also the border rows.
 struct WorkUnit {
   std::uint64_t id = 0;            // position in the enumeration: 0, 1, 2, ...
   std::uint32_t multiplicity = 1;  // solutions of the whole board this unit's solutions stand for
-  std::array<Column, kMaxN> placement = empty_placement();   // column per row, or kEmptyRow
+  Placement placement = empty_placement();   // column per row, or kEmptyRow
 
-  static constexpr std::array<Column, kMaxN> empty_placement() {
-    std::array<Column, kMaxN> a{};
+  static constexpr Placement empty_placement() {
+    Placement a{};
     a.fill(kEmptyRow);
     return a;
   }
@@ -57,28 +72,35 @@ class UnitPlan {
   // All units in id order (for local runs; the master streams them with UnitCursor instead).
   std::vector<WorkUnit> units() const;
 
-  // Completions of the unit's prefix (not multiplied). Throws std::invalid_argument if the
-  // unit does not belong to this plan (bad depth, attacking queens).
+  // Completions of the unit's pre-placement (not multiplied). Throws std::invalid_argument if
+  // the unit does not belong to this plan (wrong rows filled, attacking queens, an image the
+  // plan leaves out, wrong multiplicity).
   SearchStats count(const WorkUnit& u) const;
-  // Every full board this unit stands for (its completions and, for multiplicity 2, their
-  // mirror images right after each), multiplicity * count(u) boards in all.
+  // Every full board this unit stands for: each completion followed by its images under the
+  // symmetries the multiplicity covers (mirror: the mirror image; full: one image per distinct
+  // image of the border), multiplicity * count(u) boards in all, distinct across units.
   SearchStats visit_boards(const WorkUnit& u, const BoardFn& f) const;
 
   // The multiplicity the plan gives a pre-placement; 0 if it is not one of the plan's units
   // (wrong rows filled, attacking queens, or an image the symmetry reduction leaves out).
-  std::uint32_t multiplicity_of(const std::array<Column, kMaxN>& placement) const;
+  std::uint32_t multiplicity_of(const Placement& placement) const;
 
  private:
   friend class UnitCursor;
-  Partial checked_partial(const WorkUnit& u) const;
-  // Columns allowed in `row` given the columns already placed (the symmetry restriction).
+  static constexpr int kMinBorderN = 4;   // smaller boards use the mirror scheme under `full`
+  bool border_scheme() const;
+  RowSearch checked_search(const WorkUnit& u) const;
+  // Columns allowed in `row` given the columns of rows 0..row-1 (none/mirror restriction).
   Mask allowed(int row, std::span<const Column> placed) const;
   int n_;
   int depth_;
   Symmetry symmetry_;
 };
 
-// Streams a plan's units in id order without storing them.
+// Streams a plan's units in id order without storing them: for each base placement (none /
+// mirror: the empty board; full: each border representative, in lexicographic order of the
+// columns of its top and bottom queens and the rows of its left and right queens), the valid
+// fillings of the base's empty rows among 0..depth-1, in lexicographic order.
 class UnitCursor {
  public:
   explicit UnitCursor(const UnitPlan& plan);
@@ -86,13 +108,19 @@ class UnitCursor {
   bool next(WorkUnit& out);
 
  private:
+  bool next_base();   // advances to the next base placement; false when there is none
   const UnitPlan& plan_;
-  int d_ = 0;
+  bool first_base_ = true;
   bool done_ = false;
+  bool in_base_ = false;   // the fillings of the current base are being enumerated
   std::uint64_t next_id_ = 0;
-  Partial state_[kMaxN + 1];
-  Mask avail_[kMaxN + 1];
-  std::array<Column, kMaxN> prefix_{};
+  std::array<int, 4> border_{0, 0, 0, -1};   // full: the last border tried (top, bottom, left, right)
+  std::uint32_t base_multiplicity_ = 1;
+  Placement placement_ = WorkUnit::empty_placement();
+  int rows_[kMaxN] = {};   // the rows the cursor fills under the base, top to bottom
+  int levels_ = 0;
+  int d_ = 0;
+  Mask avail_[kMaxN + 1] = {};
 };
 
 // Smallest depth giving at least `min_units` units (capped at n), for a plan with `symmetry`.

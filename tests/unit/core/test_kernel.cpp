@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <bit>
+#include <cstdint>
 #include "core/kernel.h"
 #include "core/known_counts.h"
 #include "support/brute_force.h"
@@ -59,4 +61,149 @@ TEST(Kernel, VisitStopsWhenAskedTo) {
   int seen = 0;
   visit_completions(*place_prefix(8, {}), {}, [&](BoardView) { return ++seen < 3; });
   EXPECT_EQ(seen, 3);
+}
+
+// ---- Pre-placed queens in any rows; the vector kernel against the scalar search ----
+
+namespace {
+// Deterministic pseudo-random numbers (the tests must not depend on the platform's <random>).
+struct Lcg {
+  std::uint64_t x;
+  unsigned next(unsigned bound) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<unsigned>((x >> 33) % bound);
+  }
+};
+
+// Queens of `board` in a random subset of rows (each row kept with probability keep/8).
+Placement random_rows_of(BoardView board, Lcg& rng, unsigned keep) {
+  Placement p = Placement{};
+  p.fill(kEmptyRow);
+  for (std::size_t r = 0; r < board.size(); ++r)
+    if (rng.next(8) < keep) p[r] = board[r];
+  return p;
+}
+
+// A random placement of non-attacking queens in random rows (not necessarily completable).
+Placement random_placement(int n, Lcg& rng, int queens) {
+  Placement p;
+  p.fill(kEmptyRow);
+  for (int tries = 0; queens > 0 && tries < 200; ++tries) {
+    const int r = static_cast<int>(rng.next(static_cast<unsigned>(n)));
+    if (p[r] != kEmptyRow) continue;
+    const Mask free = full_mask(n) & ~attacked_squares(n, p, r);
+    if (!free) continue;
+    int k = static_cast<int>(rng.next(static_cast<unsigned>(std::popcount(free))));
+    Mask m = free;
+    while (k-- > 0) m &= m - 1;
+    p[r] = static_cast<Column>(std::countr_zero(m));
+    --queens;
+  }
+  return p;
+}
+
+void expect_kernels_agree(const RowSearch& s, const char* what) {
+  const SearchStats scalar = count_completions_scalar(s);
+  const SearchStats counted = count_completions(s);
+  EXPECT_EQ(counted.solutions, scalar.solutions) << what;
+  EXPECT_EQ(counted.nodes, scalar.nodes) << what;
+  Count visited = 0;
+  const SearchStats v = visit_completions(s, [&](BoardView) { return ++visited, true; });
+  EXPECT_EQ(v.solutions, scalar.solutions) << what;
+  EXPECT_EQ(v.nodes, scalar.nodes) << what;
+  EXPECT_EQ(visited, scalar.solutions) << what;
+  if (!vector_kernel_available()) return;
+  for (int limit : {4096, 120, 97})   // small limits force the overflow path
+    if (const auto vec = count_completions_vector(s, limit)) {
+      EXPECT_EQ(vec->solutions, scalar.solutions) << what << " limit " << limit;
+      EXPECT_EQ(vec->nodes, scalar.nodes) << what << " limit " << limit;
+    }
+}
+}  // namespace
+
+TEST(Kernel, PreplacedRowsAnywhereCompleteExactlyToTheMatchingSolutions) {
+  Lcg rng{42};
+  for (int n = 4; n <= 9; ++n) {
+    const auto all = nq::test::brute_force_solutions(n);
+    for (int trial = 0; trial < 40; ++trial) {
+      // From a solution (so completions exist) or random queens (often none).
+      const Placement p = trial % 2 ? random_rows_of(all[rng.next(static_cast<unsigned>(all.size()))], rng, 3)
+                                    : random_placement(n, rng, 1 + static_cast<int>(rng.next(3)));
+      const auto s = prepare_search(n, p);
+      ASSERT_TRUE(s);
+      std::vector<Board> expected;
+      for (const auto& b : all) {
+        bool match = true;
+        for (int r = 0; r < n; ++r) match = match && (p[r] == kEmptyRow || p[r] == b[r]);
+        if (match) expected.push_back(b);
+      }
+      std::vector<Board> got;
+      visit_completions(*s, [&](BoardView b) {
+        got.emplace_back(b.begin(), b.end());
+        return true;
+      });
+      EXPECT_EQ(got, expected) << "n=" << n << " trial " << trial;   // lexicographic order
+      EXPECT_EQ(count_completions(*s).solutions, expected.size()) << "n=" << n << " trial " << trial;
+      expect_kernels_agree(*s, "brute-force sized");
+    }
+  }
+}
+
+TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
+  if (!vector_kernel_available()) GTEST_SKIP() << "no AVX-512 on this CPU: only the scalar kernel runs";
+  Lcg rng{7};
+  for (int n = 6; n <= 13; ++n)   // whole boards and first-row prefixes
+    expect_kernels_agree(prepare_search(*place_prefix(n, {})), "empty board");
+  for (int n : {17, 20, 24, 28, 32})   // wide boards, ~11 rows left to the search
+    for (int trial = 0; trial < 6; ++trial) {
+      const Placement p = random_placement(n, rng, n - 11);
+      const auto s = prepare_search(n, p);
+      ASSERT_TRUE(s);
+      expect_kernels_agree(*s, "wide board");
+    }
+}
+
+TEST(Kernel, PrepareSearchRejectsBadPlacements) {
+  Placement p;
+  p.fill(kEmptyRow);
+  EXPECT_TRUE(prepare_search(8, p));
+  p[2] = 3;
+  p[5] = 0;   // diagonal with (2, 3)
+  EXPECT_FALSE(prepare_search(8, p));
+  p[5] = 3;   // same column
+  EXPECT_FALSE(prepare_search(8, p));
+  p[5] = 8;   // off the board
+  EXPECT_FALSE(prepare_search(8, p));
+  p[5] = kEmptyRow;
+  p[9] = 1;   // a row past the board
+  EXPECT_FALSE(prepare_search(8, p));
+  EXPECT_FALSE(prepare_search(33, Placement{}));
+}
+
+TEST(Kernel, ReferenceFirstRowsAddUpToTheReferenceTotal) {
+  for (int n = 1; n <= 12; ++n) {
+    Count total = 0, nodes = 0;
+    for (int c = 0; c < (n + 1) / 2; ++c) {
+      const Count part = reference_first_row(n, c);
+      const SearchStats counted = reference_first_row_nodes(n, c);
+      EXPECT_EQ(counted.solutions, part);
+      nodes += counted.nodes;
+      total += (n % 2 && c == n / 2 ? 1 : 2) * part;
+    }
+    EXPECT_EQ(total, reference_total(n)) << n;
+    EXPECT_GE(nodes, total / 2) << n;
+  }
+  // One node per queen placed: (0,0); (1,2) dead; (1,3) -> (2,1) dead.
+  EXPECT_EQ(reference_first_row_nodes(4, 0).nodes, 4u);
+  EXPECT_EQ(reference_first_row_nodes(4, 0).solutions, 0u);
+  // (0,1) -> (1,3) -> (2,0) -> (3,2): the solution [1, 3, 0, 2].
+  EXPECT_EQ(reference_first_row_nodes(4, 1).nodes, 4u);
+  EXPECT_EQ(reference_first_row_nodes(4, 1).solutions, 1u);
+}
+
+TEST(Kernel, ScalarPathAloneGivesPublishedTotals) {
+  allow_vector_kernel(false);   // what a CPU without AVX-512 runs
+  for (int n = 1; n <= 13; ++n)
+    EXPECT_EQ(count_completions(*place_prefix(n, {})).solutions, known_counts(n)->total) << n;
+  allow_vector_kernel(true);
 }

@@ -1,0 +1,209 @@
+// nq_bench: times the project's counting path (UnitPlan + count_plan over all units, what
+// `nqueens count` runs) against the plain mirror-only recursive reference kernel
+// (core::reference_total) on the same N in the same process, and checks both totals against
+// the published table. Machines are shared and noisy: always read the ratio, not the seconds.
+//
+//   nq_bench --n 16,17 [--threads 1,2] [--reps 3] [--symmetry full|mirror|none] [--depth D]
+//            [--kernel auto|scalar] [--ref-nodes]
+//
+// Exit codes: 0 all totals match the table, 1 a total differs, 2 bad usage.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+#include "core/kernel.h"
+#include "core/known_counts.h"
+#include "core/parallel.h"
+#include "core/units.h"
+
+namespace core = nq::core;
+
+namespace {
+
+struct Options {
+  std::vector<int> sizes{16};
+  std::vector<int> threads;   // default: 1 and all hardware threads
+  int reps = 3;
+  core::Symmetry symmetry = core::Symmetry::full;
+  int depth = 0;              // 0: core::default_depth(n, 64 * threads, symmetry), as `nqueens count`
+  bool ref_nodes = false;
+  bool scalar = false;        // --kernel scalar: our counting path without the vector kernel
+};
+
+constexpr const char* kUsage =
+    "usage: nq_bench --n 16,17 [--threads 1,2] [--reps 3] [--symmetry full|mirror|none]\n"
+    "                [--depth D] [--kernel auto|scalar] [--ref-nodes]\n"
+    "  Times UnitPlan + count_plan (the `nqueens count` path) against the plain mirror-only\n"
+    "  recursive reference kernel on the same N; prints median seconds, nodes and the ratio\n"
+    "  ours/reference, and checks both totals against the published table.\n"
+    "  --kernel     auto: the vector kernel where the CPU has AVX-512; scalar: never\n"
+    "  --ref-nodes  also count the reference's nodes (one extra, untimed reference run)\n";
+
+std::vector<int> parse_list(const std::string& s, const char* what) {
+  std::vector<int> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    std::size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || v < 1)
+      throw std::invalid_argument(std::string("bad ") + what + " '" + item + "'");
+    out.push_back(v);
+  }
+  if (out.empty()) throw std::invalid_argument(std::string("empty ") + what + " list");
+  return out;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--n") o.sizes = parse_list(value(), "N");
+    else if (a == "--threads") o.threads = parse_list(value(), "thread count");
+    else if (a == "--reps") o.reps = parse_list(value(), "repetition count").at(0);
+    else if (a == "--symmetry") o.symmetry = core::symmetry_from_string(value());
+    else if (a == "--depth") o.depth = parse_list(value(), "depth").at(0);
+    else if (a == "--ref-nodes") o.ref_nodes = true;
+    else if (a == "--kernel") {
+      const std::string k = value();
+      if (k != "auto" && k != "scalar") throw std::invalid_argument("unknown kernel '" + k + "'");
+      o.scalar = k == "scalar";
+    }
+    else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw std::invalid_argument("unknown option " + a);
+    }
+  }
+  for (int n : o.sizes)
+    if (n > core::kMaxN) throw std::invalid_argument("N " + std::to_string(n) + " exceeds 32");
+  if (o.threads.empty()) {
+    o.threads = {1};
+    if (core::hardware_threads() > 1) o.threads.push_back(core::hardware_threads());
+  }
+  return o;
+}
+
+// The reference kernel on `threads` threads: its first-row loop (the columns of the left half,
+// and the middle one for odd n) is split dynamically over the threads, middle columns (the
+// largest parts) first. The single place where the reference is parallelised; threads == 1
+// runs the same loop on the calling thread.
+core::SearchStats reference_on_threads(int n, int threads, bool count_nodes) {
+  const int columns = (n + 1) / 2;
+  std::atomic<int> next{0};
+  std::atomic<core::Count> total{0}, nodes{0};
+  auto work = [&] {
+    for (int i; (i = next.fetch_add(1)) < columns;) {
+      const int c = columns - 1 - i;
+      const core::Count weight = (n % 2 && c == n / 2) ? 1 : 2;
+      core::SearchStats part;
+      if (count_nodes)
+        part = core::reference_first_row_nodes(n, c);
+      else
+        part.solutions = core::reference_first_row(n, c);
+      total += weight * part.solutions;
+      nodes += part.nodes;
+    }
+  };
+  if (threads <= 1) {
+    work();
+  } else {
+    std::vector<std::jthread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+  }
+  return {total.load(), nodes.load()};
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t k = v.size() / 2;
+  return v.size() % 2 ? v[k] : (v[k - 1] + v[k]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "nq_bench: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+#if defined(__clang__)
+  std::string compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  std::string compiler = "gcc " __VERSION__;
+#else
+  std::string compiler = "unknown compiler";
+#endif
+  while (!compiler.empty() && compiler.back() == ' ') compiler.pop_back();
+  core::allow_vector_kernel(!o.scalar);
+  std::printf("nq_bench: %s; kernel %s; %d hardware threads; %d reps, median\n", compiler.c_str(),
+              o.scalar ? "scalar (--kernel scalar)"
+              : core::vector_kernel_available() ? "AVX-512 vector" : "scalar (no AVX-512)",
+              core::hardware_threads(), o.reps);
+  std::printf("%3s %3s %-8s %5s %7s %9s %9s %7s %14s %14s %14s %s\n", "N", "thr", "symmetry",
+              "depth", "units", "ours[s]", "ref[s]", "ratio", "ours nodes", "ref nodes", "total",
+              "check");
+  bool all_ok = true;
+  for (int n : o.sizes) {
+    const auto known = core::known_counts(n);
+    for (int t : o.threads) {
+      const int depth = o.depth ? std::min(o.depth, n)
+                                : core::default_depth(n, 64ULL * static_cast<unsigned>(t), o.symmetry);
+      const core::UnitPlan plan(n, depth, o.symmetry);
+      std::vector<double> ours_s, ref_s;
+      core::PlanTotals ours{};
+      core::Count ref_total = 0;
+      for (int r = 0; r < o.reps; ++r) {   // alternate, so drifting load hits both alike
+        ours_s.push_back(seconds([&] { ours = core::count_plan(plan, t); }));
+        ref_s.push_back(seconds([&] { ref_total = reference_on_threads(n, t, false).solutions; }));
+      }
+      std::string ref_nodes = "-";
+      if (o.ref_nodes) {
+        const auto counted = reference_on_threads(n, t, true);
+        ref_nodes = std::to_string(counted.nodes);
+        if (counted.solutions != ref_total) ref_total = ~core::Count{0};   // cannot happen
+      }
+      const bool ok = known && ours.total == known->total && ref_total == known->total;
+      all_ok = all_ok && ok;
+      const double ours_m = median(ours_s), ref_m = median(ref_s);
+      std::printf("%3d %3d %-8s %5d %7llu %9.3f %9.3f %7.3f %14llu %14s %14llu %s\n", n, t,
+                  core::to_string(o.symmetry).c_str(), depth,
+                  static_cast<unsigned long long>(plan.size()), ours_m, ref_m, ours_m / ref_m,
+                  static_cast<unsigned long long>(ours.nodes), ref_nodes.c_str(),
+                  static_cast<unsigned long long>(ours.total),
+                  ok ? "ok" : (known ? "MISMATCH (published " + std::to_string(known->total) +
+                                           ", reference " + std::to_string(ref_total) + ")"
+                                     : std::string("no published count"))
+                               .c_str());
+      std::fflush(stdout);
+    }
+  }
+  return all_ok ? 0 : 1;
+}
