@@ -78,8 +78,10 @@ void add_count_command(CLI::App& cli, Runner& run) {
       if (o->depth > o->n)
         throw Failure(kUsage, "--depth " + std::to_string(o->depth) + " exceeds N = " +
                                   std::to_string(o->n));
-      const int depth = o->depth ? o->depth : core::default_depth(o->n, 64ULL * threads);
-      const core::UnitPlan plan(o->n, depth);
+      // The full rotation/reflection reduction: the fastest exact plan (see core/units.h).
+      constexpr auto kSymmetry = core::Symmetry::full;
+      const int depth = o->depth ? o->depth : core::default_depth(o->n, 64ULL * threads, kSymmetry);
+      const core::UnitPlan plan(o->n, depth, kSymmetry);
       const auto start = std::chrono::steady_clock::now();
       std::unique_ptr<ProgressLine> line;
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
