@@ -9,6 +9,7 @@
 #include "app/merge.h"
 #include "app/result_files.h"
 #include "app/run_job.h"
+#include "app/signals.h"
 #include "core/types.h"
 
 namespace nq::app {
@@ -18,7 +19,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
     std::string job_file;
     std::optional<int> n, depth, threads;
     std::optional<std::string> mode, out, boards, symmetry, shard;
-    std::optional<double> progress;
+    std::optional<double> progress, audit;
     bool force = false;
   };
   auto o = std::make_shared<Opts>();
@@ -39,6 +40,9 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--shard", o->shard, "run only shard i of n (units with id % n == i), e.g. 0/4");
   cmd->add_option("--progress-interval", o->progress, "seconds between progress lines")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--audit", o->audit,
+                  "share of units (0..1, default 1/64) computed a second time by another worker and compared")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--force", o->force, "recompute and overwrite a complete result file");
   cmd->callback([o, &run] {
     run = [o] {
@@ -52,7 +56,11 @@ void add_run_command(CLI::App& cli, Runner& run) {
       if (o->symmetry) c.symmetry = *o->symmetry;
       if (o->shard) std::tie(c.shard_index, c.shard_count) = parse_shard(*o->shard);
       if (o->progress) c.progress_interval = *o->progress;
+      if (o->audit) c.audit = *o->audit;
       c.force = o->force;
+      // A stop signal during MPI start-up must not kill the master: catch it from here on (the
+      // flag is checked once the job runs; workers switch to ignoring it in run_job).
+      install_master_signals();
       const dist::MpiSession mpi;
       return run_job(std::move(c), mpi);
     };

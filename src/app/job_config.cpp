@@ -78,12 +78,16 @@ JobConfig read_job_file(const std::string& path) {
     else if (key == "symmetry") c.symmetry = get_choice(node, where, key, {"none", "mirror", "full"});
     else if (key == "progress_interval") {
       const auto v = node.value<double>();
-      if (!v || *v <= 0 || *v > 86400) bad(where, "key 'progress_interval' must be a number of seconds in (0, 86400]");
+      if (!v || !(*v > 0 && *v <= 86400)) bad(where, "key 'progress_interval' must be a number of seconds in (0, 86400]");
       c.progress_interval = *v;
+    } else if (key == "audit") {
+      const auto v = node.value<double>();
+      if (!v || !(*v >= 0 && *v <= 1)) bad(where, "key 'audit' must be a number from 0 to 1 (the share of units computed twice)");
+      c.audit = *v;
     } else if (key == "shard") std::tie(c.shard_index, c.shard_count) = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""));
     else if (key == "time_limit") c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
     else if (key == "description") get<std::string>(node, where, key, "a string");
-    else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, shard, time_limit, description)");
+    else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, audit, shard, time_limit, description)");
   }
   if (!have_n) bad(where, "key 'n' (the board size) is missing");
   return c;
@@ -100,6 +104,10 @@ void finalize_config(JobConfig& c) {
   if (c.mode == "boards" && c.n > 20)
     throw Failure(kUsage, "boards mode stores every solution; N = " + std::to_string(c.n) +
                               " would need petabytes (use count mode, or N <= 20)");
+  if (!(c.progress_interval > 0 && c.progress_interval <= 86400))
+    throw Failure(kUsage, "--progress-interval must be a number of seconds in (0, 86400]");
+  if (!(c.audit >= 0 && c.audit <= 1))
+    throw Failure(kUsage, "--audit must be a number from 0 to 1 (the share of units computed twice)");
   if (c.out.empty())
     c.out = "results/nqueens-n" + std::to_string(c.n) + "-" + c.mode +
             (c.shard_count > 1 ? "-shard" + std::to_string(c.shard_index) + "of" + std::to_string(c.shard_count) : "") + ".h5";

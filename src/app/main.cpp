@@ -1,6 +1,7 @@
 // Entry point of `nqueens`: parses the command line, runs one subcommand, maps every error to
 // one line on stderr and a documented exit code (app/exit_codes.h).
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <iostream>
 #include "app/commands.h"
 #include "app/exit_codes.h"
@@ -35,6 +36,9 @@ CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::k
 
 int main(int argc, char** argv) {
   using namespace nq::app;
+  // Past a file-size limit (ulimit -f, a batch system's limit) write() must fail with EFBIG so
+  // the store reports a WriteError (exit 4, journal kept); SIGXFSZ's default would kill us silently.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App cli{"nqueens: enumerate and count all solutions of the N-Queens puzzle"};
   cli.set_version_flag("--version", std::string("nqueens ") + nq::kProgramVersion + " (" +
                                         nq::kGitCommit + ")");

@@ -32,6 +32,28 @@ std::string utc_now() {
   return buf;
 }
 
+// Temporary files `OUT.tmp-<pid>-<k>` left by a writer that was killed (kill -9, node crash)
+// while writing OUT. Called while holding the journal's lock, so no run of this job writes them.
+void remove_stale_temp_files(const std::string& out) {
+  const fs::path p(out);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string prefix = p.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());   // <pid>-<k>
+    const auto dash = rest.find('-');
+    const auto digits = [](const std::string& s) {
+      return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    };
+    if (dash == std::string::npos || !digits(rest.substr(0, dash)) || !digits(rest.substr(dash + 1))) continue;
+    std::error_code rm;
+    if (it->is_regular_file(rm) && fs::remove(it->path(), rm))
+      std::cerr << "nqueens: removed " << it->path().string() << " (left by an earlier run that was killed while writing)\n";
+  }
+}
+
 store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
   store::JournalKey k;
   k.n = c.n;
@@ -59,10 +81,15 @@ class MasterSession : public dist::MasterHooks {
   // MasterHooks
   void on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) override;
   void on_rejected(int worker, const std::string& why) override;
+  void on_audit_mismatch(const std::string& what) override;
   void on_progress(const dist::MasterProgress& p) override;
   bool stop_requested() override { return stop_signal_received() || write_failure_; }
 
  private:
+  void fail_write(const store::WriteError& e) {
+    write_failure_ = true;
+    if (!write_failure_msg_) write_failure_msg_ = e.what();
+  }
   bool in_shard(std::uint64_t id) const { return id % c_.shard_count == std::uint64_t(c_.shard_index); }
   int finish(const dist::JobOutcome& outcome, double seconds);
 
@@ -113,6 +140,7 @@ proto::JobSpec MasterSession::prepare() {
   for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);
 
   journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_));
+  remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
   for (const auto& r : journal_->recovered()) {
     if (r.id >= units_total_ || !in_shard(r.id))
@@ -164,13 +192,16 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
       last_sync_ = std::chrono::steady_clock::now();
     }
   } catch (const store::WriteError& e) {
-    write_failure_ = true;
-    write_failure_msg_ = e.what();
+    fail_write(e);
   }
 }
 
 void MasterSession::on_rejected(int worker, const std::string& why) {
   std::cerr << "nqueens: rejected a result batch from rank " << worker << " (recomputing it): " << why << "\n";
+}
+
+void MasterSession::on_audit_mismatch(const std::string& what) {
+  std::cerr << "nqueens: " << what << "\n";
 }
 
 void MasterSession::on_progress(const dist::MasterProgress& p) {
@@ -184,7 +215,7 @@ int MasterSession::run(const proto::JobSpec& job) {
   const std::uint64_t to_do = units_in_shard_ - records_.size();
   const auto outcome = dist::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
-      c_.progress_interval);
+      c_.progress_interval, c_.audit);
   progress_.reset();
   return finish(outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
@@ -193,8 +224,7 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
   try {
     journal_->sync();
   } catch (const store::WriteError& e) {
-    write_failure_ = true;
-    write_failure_msg_ = e.what();
+    fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
   const bool complete = records_.size() == units_in_shard_;
   store::RunInfo info;
@@ -223,19 +253,27 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
     integrity_ok = false;
   }
   int code = kOk;
-  try {
-    write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n, units_total_));
-  } catch (const store::WriteError& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
-    code = kIoError;
+  // After a journal write failure the boards cannot be streamed from it: no partial file then.
+  if (!(write_failure_ && info.boards_stored != "none")) {
+    try {
+      write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n, units_total_));
+    } catch (const store::WriteError& e) {
+      std::cerr << "nqueens: error: " << e.what() << "\n";
+      code = kIoError;
+    }
   }
-  if (write_failure_) {
-    std::cerr << "nqueens: error: " << *write_failure_msg_
-              << "\nnqueens: finished units up to the failure are kept in " << c_.out
+  if (write_failure_ || code != kOk) {
+    if (write_failure_) std::cerr << "nqueens: error: " << *write_failure_msg_ << "\n";
+    std::cerr << "nqueens: finished units up to the failure are kept in " << c_.out
               << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
     return kIoError;
   }
-  if (code != kOk) return code;
+  if (outcome.failure) {
+    std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << records_.size() << " of "
+              << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
+              << c_.out << "); exit " << kVerifyFailed << "\n";
+    return kVerifyFailed;
+  }
   if (!complete) {
     std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << records_.size() << " of "
               << units_in_shard_ << " units done; partial result in " << c_.out
@@ -256,8 +294,20 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
             << "file     " << c_.out << "\n"
             << "inspect  nqueens info " << c_.out << "   |   h5dump -A " << c_.out
             << "   |   analysis/nqanalyze summary " << c_.out << "\n";
+  if (outcome.audited_units || outcome.audit_mismatches)
+    std::cout << "audit    " << outcome.audited_units << " unit(s) computed twice (on two workers when there are two) and equal"
+              << (outcome.audit_mismatches ? ", " + std::to_string(outcome.audit_mismatches) +
+                                                 " mismatch(es) discarded and recomputed"
+                                           : std::string())
+              << "\n";
   if (outcome.rejected_batches)
     std::cout << "note     " << outcome.rejected_batches << " result batch(es) failed the checks and were recomputed\n";
+  if (integrity_ok && info.matches_known == "no")
+    std::cerr << "nqueens: verification failed: total " << info.total << ", unique " << info.unique
+              << " differ from the published " << info.known_total << ", " << info.known_unique
+              << "; " << c_.out << " says matches_known = no (exit " << kVerifyFailed << ")\n";
+  if (!integrity_ok) std::cerr << "nqueens: " << c_.out << " says matches_known = " << info.matches_known
+                               << " (exit " << kVerifyFailed << ")\n";
   if (!integrity_ok || info.matches_known == "no") return kVerifyFailed;
   return kOk;
 }

@@ -129,7 +129,7 @@ int MpiSession::max_over_ranks(int value) const {
 
 JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
                       Scheduler::Skip skip, std::uint64_t units_to_do, MasterHooks& hooks,
-                      double progress_interval) {
+                      double progress_interval, double audit_fraction) {
   std::string bytes = proto::encode(spec);
   broadcast(bytes, 0);
   const proto::JobSpec* job = &spec;
@@ -144,16 +144,24 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.threads_per_rank = *std::max_element(threads.begin(), threads.end());
 
   const core::UnitPlan plan(job->n, job->depth, job->symmetry);
-  Scheduler sched(plan, *job, std::move(skip), units_to_do, out.total_threads);
+  // With one worker rank, the audit copies need a second worker: a thread of the master.
+  const bool master_audits = size == 2 && audit_fraction > 0;
+  AuditPolicy audit;
+  audit.fraction = audit_fraction;
+  audit.workers = size == 1 ? 1 : size - 1 + (master_audits ? 1 : 0);
+  Scheduler sched(plan, *job, std::move(skip), units_to_do, out.total_threads, 256, audit);
   std::optional<ComputePool> local;
   if (mine > 0) local.emplace(plan, *job, 0, mine);
+  else if (master_audits) local.emplace(plan, *job, 0, 1);
   Sender sender;
 
   // Each worker keeps (threads + 1) batches in flight, so none waits for a round trip.
   std::vector<int> in_flight(static_cast<std::size_t>(size), 0);
   auto feed = [&](int w) {
-    while (threads[w] > 0 && in_flight[w] < threads[w] + 1) {
-      auto batch = sched.next_batch(w);
+    const bool audits_only = w == 0 && master_audits;
+    const int slots = audits_only ? 2 : threads[w] + 1;
+    while ((threads[w] > 0 || audits_only) && in_flight[w] < slots) {
+      auto batch = sched.next_batch(w, audits_only);
       if (!batch) return;
       ++in_flight[w];
       if (w == 0) local->submit(*batch);
@@ -161,22 +169,27 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
   };
   core::Count solutions = 0;
-  auto handle = [&](int w, const proto::ResultBatch& rb) {
+  auto handle = [&](int w, proto::ResultBatch rb) {
     --in_flight[w];
     try {
-      const auto units = sched.accept(w, rb);
+      const auto units = sched.accept(w, rb);   // rb keeps the results accepted now
       for (std::size_t i = 0; i < units.size(); ++i)
         solutions += units[i].multiplicity * rb.results[i].solutions;
-      hooks.on_results(rb, units);
+      if (!units.empty()) hooks.on_results(rb, units);
     } catch (const ResultError& e) {
       hooks.on_rejected(w, e.what());
     }
+    for (const auto& line : sched.take_audit_reports()) hooks.on_audit_mismatch(line);
   };
   for (int w = 0; w < size; ++w) feed(w);
 
   const auto t0 = std::chrono::steady_clock::now();
   double next_report = progress_interval;
   while (!sched.all_done()) {
+    if (sched.failure()) {
+      out.failure = sched.failure();
+      break;
+    }
     if (hooks.stop_requested()) {
       out.interrupted = true;
       break;
@@ -187,8 +200,8 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       busy = true;
     }
     if (local)
-      for (const auto& rb : local->take_completed()) {
-        handle(0, rb);
+      for (auto& rb : local->take_completed()) {
+        handle(0, std::move(rb));
         busy = true;
       }
     if (busy)
@@ -201,7 +214,10 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
     if (!busy) std::this_thread::sleep_for(kIdleSleep);
   }
+  if (!out.failure && sched.failure()) out.failure = sched.failure();
   out.rejected_batches = sched.rejected_batches();
+  out.audited_units = sched.audited_units();
+  out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, seconds_since(t0)});
 
   // Stop the workers; drain whatever they still send until each confirms.

@@ -50,23 +50,29 @@ class MasterHooks {
                           const std::vector<core::WorkUnit>& units) = 0;
   // A batch failed the checks; its units are being recomputed elsewhere.
   virtual void on_rejected(int worker, const std::string& why) = 0;
+  // An audited unit's two results disagreed; both were discarded and it is computed again.
+  virtual void on_audit_mismatch(const std::string& /*what*/) {}
   virtual void on_progress(const MasterProgress& p) = 0;
   virtual bool stop_requested() = 0;   // e.g. SIGTERM / SIGUSR1 arrived
 };
 
 struct JobOutcome {
   bool interrupted = false;
+  std::optional<std::string> failure;   // the audit failed (see AuditPolicy): the job is stopped
   std::uint64_t rejected_batches = 0;
+  std::uint64_t audited_units = 0, audit_mismatches = 0;
   int ranks = 1;
   int threads_per_rank = 1;   // compute threads of a worker rank (or of the master alone)
   int total_threads = 1;
 };
 
 // Rank 0 only. `job` is broadcast; workers then compute until every unit is done or the
-// master stops (interrupt).
+// master stops (interrupt, or an audit failure). audit_fraction: the share of units computed
+// twice by two different workers and compared (AuditPolicy); with a single worker rank the
+// master audits on a thread of its own, in a single process the one pool recomputes them.
 JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& job,
                       Scheduler::Skip skip, std::uint64_t units_to_do, MasterHooks& hooks,
-                      double progress_interval);
+                      double progress_interval, double audit_fraction = kDefaultAuditFraction);
 // Rank 0 only, instead of run_master when the master failed before the start: the workers
 // learn there is no job and return from run_worker.
 void cancel_job(const MpiSession& mpi);

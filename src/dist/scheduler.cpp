@@ -1,17 +1,59 @@
 #include "dist/scheduler.h"
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace nq::dist {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// What two computations of one unit must agree on: the boards (and class sizes), in order.
+// The count is compared separately; search nodes are not compared (a faster kernel on another
+// node may visit a different number).
+std::uint64_t boards_digest(const proto::UnitResult& r) {
+  std::uint64_t h = 14695981039346656037ULL;
+  for (const auto* v : {&r.boards, &r.class_sizes}) {
+    for (const std::uint8_t b : *v) h = (h ^ b) * 1099511628211ULL;
+    h = (h ^ 0xFF) * 1099511628211ULL;
+  }
+  return h;
+}
+
+}  // namespace
+
+bool in_audit_sample(std::uint64_t id, double fraction) {
+  if (!(fraction > 0)) return false;
+  if (fraction >= 1) return true;
+  // fraction * 2^64, exact for fractions that are powers of two such as the default 1/64.
+  const auto threshold = static_cast<std::uint64_t>(std::ldexp(fraction, 64));
+  return splitmix64(id) < threshold;
+}
 
 Scheduler::Scheduler(const core::UnitPlan& plan, const proto::JobSpec& job, Skip skip,
-                     std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch)
+                     std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch,
+                     AuditPolicy audit)
     : job_(job),
       skip_(std::move(skip)),
       cursor_(plan),
       units_to_do_(units_to_do),
       total_threads_(std::max(1, total_threads)),
-      max_batch_(std::max<std::uint32_t>(1, max_batch)) {}
+      max_batch_(std::max<std::uint32_t>(1, max_batch)),
+      policy_(audit) {
+  policy_.workers = std::max(1, policy_.workers);
+  policy_.max_rounds = std::max(1, policy_.max_rounds);
+}
+
+void Scheduler::requeue(const core::WorkUnit& u) {
+  const auto a = audits_.find(u.id);
+  if (a != audits_.end() && a->second.have_first) audit_queue_.push_back(u.id);   // an audit copy
+  else retry_.push_back(u);
+}
 
 bool Scheduler::take_unit(core::WorkUnit& u) {
   if (!retry_.empty()) {
@@ -32,7 +74,8 @@ bool Scheduler::take_unit(core::WorkUnit& u) {
   return false;
 }
 
-std::optional<proto::WorkBatch> Scheduler::next_batch(int worker) {
+std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_only) {
+  if (failure_) return std::nullopt;
   // Batches shrink towards the end so the last units spread over all threads: about a
   // quarter of each thread's remaining share, at least one unit.
   const std::uint64_t remaining = units_to_do_ > units_issued_ ? units_to_do_ - units_issued_ : 0;
@@ -40,8 +83,18 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker) {
       remaining / (4 * static_cast<std::uint64_t>(total_threads_)), 1, max_batch_);
   proto::WorkBatch batch;
   batch.batch_id = next_batch_id_;
+  // Audit copies first: each goes to a worker other than the one that computed the first copy.
+  for (auto it = audit_queue_.begin(); it != audit_queue_.end() && batch.units.size() < size;) {
+    const Audit& a = audits_.at(*it);
+    if (a.first_worker == worker && policy_.workers > 1) {
+      ++it;
+      continue;
+    }
+    batch.units.push_back(a.unit);
+    it = audit_queue_.erase(it);
+  }
   core::WorkUnit u;
-  while (batch.units.size() < size && take_unit(u)) batch.units.push_back(u);
+  while (!audits_only && batch.units.size() < size && take_unit(u)) batch.units.push_back(u);
   if (batch.units.empty()) return std::nullopt;
   ++next_batch_id_;
   in_flight_.emplace(batch.batch_id, InFlight{worker, batch.units});
@@ -51,9 +104,6 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker) {
 void Scheduler::check(const InFlight& batch, const proto::ResultBatch& results,
                       std::vector<core::WorkUnit>& ordered) const {
   const std::string where = "batch " + std::to_string(results.batch_id);
-  if (results.results.size() != batch.units.size())
-    throw ResultError(where + ": " + std::to_string(results.results.size()) +
-                      " results for " + std::to_string(batch.units.size()) + " units");
   std::unordered_set<std::uint64_t> seen;
   for (const auto& r : results.results) {
     const auto it = std::ranges::find(batch.units, r.id, &core::WorkUnit::id);
@@ -82,9 +132,48 @@ void Scheduler::check(const InFlight& batch, const proto::ResultBatch& results,
     }
     ordered.push_back(*it);
   }
+  // Every result belongs to the batch and none came twice: a different count means some are missing.
+  if (results.results.size() != batch.units.size())
+    throw ResultError(where + ": " + std::to_string(results.results.size()) +
+                      " results for " + std::to_string(batch.units.size()) + " units");
 }
 
-std::vector<core::WorkUnit> Scheduler::accept(int worker, const proto::ResultBatch& results) {
+// A checked result of an audited unit: true when it is accepted now (the audit copy agrees).
+bool Scheduler::audit(int worker, const proto::UnitResult& r, const core::WorkUnit& u) {
+  const auto it = audits_.try_emplace(r.id, Audit{u}).first;
+  Audit& a = it->second;
+  if (!a.have_first) {   // the first copy: hold it back, queue the audit copy
+    a.have_first = true;
+    a.first_worker = worker;
+    a.first_solutions = r.solutions;
+    a.first_digest = boards_digest(r);
+    audit_queue_.push_back(r.id);
+    return false;
+  }
+  if (r.solutions == a.first_solutions && boards_digest(r) == a.first_digest) {
+    audits_.erase(it);
+    ++audited_;
+    return true;
+  }
+  ++mismatches_;
+  ++a.rounds;
+  const std::string what = "unit " + std::to_string(r.id) + ": rank " + std::to_string(a.first_worker) +
+                           " says " + std::to_string(a.first_solutions) + " solutions, rank " +
+                           std::to_string(worker) + " says " + std::to_string(r.solutions) +
+                           (r.solutions == a.first_solutions ? " with different boards" : "");
+  if (a.rounds >= policy_.max_rounds) {
+    failure_ = "audit: " + what + "; the results of this unit disagreed in " + std::to_string(a.rounds) +
+               " rounds of recomputation: a worker computes wrong results (check the nodes), the job is stopped";
+    return false;
+  }
+  reports_.push_back("audit mismatch: " + what + "; both results discarded, computing the unit again (round " +
+                     std::to_string(a.rounds + 1) + " of at most " + std::to_string(policy_.max_rounds) + ")");
+  a.have_first = false;
+  retry_.push_back(a.unit);
+  return false;
+}
+
+std::vector<core::WorkUnit> Scheduler::accept(int worker, proto::ResultBatch& results) {
   const auto it = in_flight_.find(results.batch_id);
   if (it == in_flight_.end() || it->second.worker != worker) {
     ++rejected_;
@@ -96,19 +185,31 @@ std::vector<core::WorkUnit> Scheduler::accept(int worker, const proto::ResultBat
     check(it->second, results, ordered);
   } catch (const ResultError&) {
     ++rejected_;
-    retry_.insert(retry_.end(), it->second.units.begin(), it->second.units.end());
+    for (const auto& u : it->second.units) requeue(u);
     in_flight_.erase(it);
     throw;
   }
-  units_done_ += ordered.size();
   in_flight_.erase(it);
-  return ordered;
+  std::vector<core::WorkUnit> kept_units;
+  std::vector<proto::UnitResult> kept;
+  kept_units.reserve(ordered.size());
+  kept.reserve(ordered.size());
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    auto& r = results.results[i];
+    if (!in_audit_sample(r.id, policy_.fraction) || (!failure_ && audit(worker, r, ordered[i]))) {
+      kept_units.push_back(ordered[i]);
+      kept.push_back(std::move(r));
+    }
+  }
+  results.results = std::move(kept);
+  units_done_ += kept_units.size();
+  return kept_units;
 }
 
 void Scheduler::worker_lost(int worker) {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
     if (it->second.worker == worker) {
-      retry_.insert(retry_.end(), it->second.units.begin(), it->second.units.end());
+      for (const auto& u : it->second.units) requeue(u);
       it = in_flight_.erase(it);
     } else {
       ++it;

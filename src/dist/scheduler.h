@@ -1,5 +1,6 @@
 // The master's bookkeeping, without MPI: which units go to which worker in which batch, what is
-// in flight, and the checks on every returned batch (each unit counted exactly once).
+// in flight, the checks on every returned batch (each unit counted exactly once), and the audit
+// (a deterministic sample of units computed twice, by two different workers, and compared).
 // Called only from the master's loop (src/dist/runtime.cpp); not thread-safe.
 #pragma once
 #include <deque>
@@ -7,7 +8,10 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 #include "core/units.h"
 #include "proto/messages.h"
@@ -21,34 +25,76 @@ class ResultError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Default share of units that are audited (computed a second time and compared).
+inline constexpr double kDefaultAuditFraction = 1.0 / 64;
+
+// The audit: unit `id` is in the sample when splitmix64(id) < fraction * 2^64 (fraction 1: every
+// unit, 0: none), so every run of a job audits the same units. An audited unit's first result is
+// held back until a second worker (a different rank; the same one only when the job has a
+// single worker) has computed it again. Equal (solutions and boards) -> accepted. Different ->
+// both are discarded, the mismatch is reported, and the unit is computed again from scratch
+// (first copy + audit copy); after `max_rounds` disagreeing rounds the job fails (failure()).
+struct AuditPolicy {
+  double fraction = 0;   // Scheduler default: no audit (the app passes kDefaultAuditFraction)
+  int workers = 1;       // distinct workers (ranks that compute): 1 allows auditing on the same one
+  int max_rounds = 3;
+};
+
+// True when unit `id` is in the audit sample of `fraction` (see AuditPolicy).
+bool in_audit_sample(std::uint64_t id, double fraction);
+
 class Scheduler {
  public:
   // skip(id): the unit is already done (journal) or belongs to another shard.
   // units_to_do: how many units the plan has that skip() keeps (for batch sizing / progress).
   using Skip = std::function<bool(std::uint64_t)>;
   Scheduler(const core::UnitPlan& plan, const proto::JobSpec& job, Skip skip,
-            std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch = 256);
+            std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch = 256,
+            AuditPolicy audit = {});
 
-  // The next batch for `worker`, or nullopt when nothing is left to hand out.
-  std::optional<proto::WorkBatch> next_batch(int worker);
-  // Checks `results` (see ResultError); on success returns the batch's units (in the order of
-  // results) and the batch leaves the in-flight set. On failure the batch's units are put back
-  // for another worker and ResultError is thrown.
-  std::vector<core::WorkUnit> accept(int worker, const proto::ResultBatch& results);
+  // The next batch for `worker`, or nullopt when nothing is left to hand out. Audit copies the
+  // worker may compute (it did not compute the first copy) come first. audits_only: nothing else
+  // (the master's audit thread when the job has a single worker rank).
+  std::optional<proto::WorkBatch> next_batch(int worker, bool audits_only = false);
+  // Checks `results` (see ResultError). On success the batch leaves the in-flight set, `results`
+  // keeps only the results accepted now (an audited unit's first result is held back; its audit
+  // copy's result is kept once both agree; a disagreeing one is dropped and reported by
+  // take_audit_reports()), and the returned units are those of the kept results, in order.
+  // On failure the batch's units are put back for another worker and ResultError is thrown.
+  std::vector<core::WorkUnit> accept(int worker, proto::ResultBatch& results);
   // A worker is gone: its in-flight units are handed out again.
   void worker_lost(int worker);
 
-  bool all_done() const { return exhausted_ && retry_.empty() && in_flight_.empty(); }
+  bool all_done() const {
+    return exhausted_ && retry_.empty() && in_flight_.empty() && audit_queue_.empty();
+  }
   std::uint64_t units_to_do() const { return units_to_do_; }
   std::uint64_t units_done() const { return units_done_; }
   std::uint64_t rejected_batches() const { return rejected_; }
+  std::uint64_t audited_units() const { return audited_; }       // audits that agreed
+  std::uint64_t audit_mismatches() const { return mismatches_; }
+  // One line per audit mismatch since the last call.
+  std::vector<std::string> take_audit_reports() { return std::exchange(reports_, {}); }
+  // Set when a unit's results disagreed in max_rounds rounds: the job cannot be trusted.
+  const std::optional<std::string>& failure() const { return failure_; }
 
  private:
   struct InFlight {
     int worker;
     std::vector<core::WorkUnit> units;
   };
+  // An audited unit between its first result and the agreement of a second one.
+  struct Audit {
+    core::WorkUnit unit;
+    bool have_first = false;   // false: the first copy is being (re)computed
+    int first_worker = -1;
+    core::Count first_solutions = 0;
+    std::uint64_t first_digest = 0;
+    int rounds = 0;            // disagreeing rounds so far
+  };
   bool take_unit(core::WorkUnit& u);
+  void requeue(const core::WorkUnit& u);
+  bool audit(int worker, const proto::UnitResult& r, const core::WorkUnit& u);
   void check(const InFlight& batch, const proto::ResultBatch& results,
              std::vector<core::WorkUnit>& ordered) const;
 
@@ -65,6 +111,12 @@ class Scheduler {
   std::uint64_t rejected_ = 0;
   int total_threads_;
   std::uint32_t max_batch_;
+  AuditPolicy policy_;
+  std::unordered_map<std::uint64_t, Audit> audits_;
+  std::deque<std::uint64_t> audit_queue_;   // audit copies waiting for a worker
+  std::uint64_t audited_ = 0, mismatches_ = 0;
+  std::vector<std::string> reports_;
+  std::optional<std::string> failure_;
 };
 
 }  // namespace nq::dist

@@ -12,6 +12,9 @@ herr_t collect(unsigned /*n*/, const H5E_error2_t* e, void* out) {
     char buf[256] = {};
     if (H5Eget_msg(e->min_num, nullptr, buf, sizeof buf) > 0) d = buf;
   }
+  // HDF5's own texts can hold newlines (e.g. a ctime() stamp in write errors): one line each.
+  for (char& c : d)
+    if (c == '\n' || c == '\r') c = ' ';
   if (!d.empty() && (v.empty() || v.back() != d)) v.push_back(std::move(d));
   return 0;
 }
@@ -30,6 +33,18 @@ void raise(const Site& site, std::string_view what) {
   throw NotAResultFile(msg);
 }
 
-void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_errors() {
+  // HDF5 1.10 closes whatever is still open at exit; a file whose close failed (ENOSPC while
+  // flushing) is left half-closed and that cleanup then crashes (H5F__close_cb, SIGSEGV) after
+  // the clear error was printed. Every file here is closed (or abandoned) by its RAII owner, so
+  // skip HDF5's atexit cleanup. H5dont_atexit only works before the library's first use: this
+  // is the first HDF5 call of every reader and writer.
+  static const bool no_atexit = [] {
+    H5dont_atexit();
+    return true;
+  }();
+  (void)no_atexit;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 }  // namespace nq::store::h5

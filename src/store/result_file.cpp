@@ -342,8 +342,15 @@ struct ResultWriter::Impl {
     // so commit() can never fsync and publish a file that HDF5 has not finished writing.
     auto fapl = h5::plist(H5Pcreate(H5P_FILE_ACCESS), cs, "file access properties");
     h5::check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_SEMI), cs, "file access properties");
-    file = h5::file(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), cs,
-                    "create temporary file " + tmp);
+    try {
+      file = h5::file(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()), cs,
+                      "create temporary file " + tmp);
+    } catch (const WriteError&) {
+      // HDF5 may leave the file it created behind when writing its superblock fails (ENOSPC,
+      // EFBIG); temp_name() checked that nothing had that name before.
+      ::unlink(tmp.c_str());
+      throw;
+    }
     temp_exists = true;
 
     const auto w = static_cast<hsize_t>(n);
@@ -558,6 +565,8 @@ struct ResultReader::Impl {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw NotAResultFile("store::open: " + path + ": " + fs::errno_text(errno));
     if (S_ISDIR(st.st_mode)) throw NotAResultFile("store::open: " + path + ": is a directory");
+    // A FIFO or a device would block or stream forever in H5Fis_hdf5: refuse before opening it.
+    if (!S_ISREG(st.st_mode)) throw NotAResultFile("store::open: " + path + ": not a regular file");
     if (h5::check(H5Fis_hdf5(path.c_str()), site, "cannot read") == 0) foreign("not an HDF5 file");
     file = h5::file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), site, "cannot open");
     const hid_t root = file.get();

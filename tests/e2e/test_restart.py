@@ -2,36 +2,14 @@
 worker) and the same command, rerun, resumes and gives exactly the uninterrupted result."""
 import os
 import signal
-import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import EXIT, KNOWN, attrs, board_set, rank_pids, run, start, units_table, wait_for_journal_records
+from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, pid_of_rank, run, start,
+                      wait_for_journal_records)
 
 N, DEPTH = 16, 5     # ~5 s on 2 cores, ~8000 small units: easy to stop in the middle
-
-
-def rank_of(pid):
-    try:
-        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except OSError:
-        return None
-    for kv in env:
-        if kv.startswith(b"OMPI_COMM_WORLD_RANK="):
-            return int(kv.split(b"=")[1])
-    return None
-
-
-def pid_of_rank(proc, rank, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for pid in rank_pids(proc):
-            if rank_of(pid) == rank:
-                return pid
-        time.sleep(0.05)
-    raise AssertionError(f"rank {rank} not found")
 
 
 def args(out, mode="count"):
@@ -43,15 +21,6 @@ def reference(tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "ref.h5"
     run(args(out), ranks=2, check=0)
     return out
-
-
-def assert_same_result(a, b):
-    aa, ab = attrs(a), attrs(b)
-    for k in ("n", "total", "unique", "units_total", "units_done", "status", "matches_known"):
-        assert aa[k] == ab[k], k
-    ua, ub = units_table(a), units_table(b)
-    for k in ("id", "placement", "multiplicity", "solutions", "nodes"):
-        assert np.array_equal(ua[k], ub[k]), k
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGUSR1])

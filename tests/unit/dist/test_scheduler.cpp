@@ -1,5 +1,7 @@
 // The master's bookkeeping without MPI: batches, in-flight tracking and the checks on results.
 #include <gtest/gtest.h>
+#include <functional>
+#include <map>
 #include <set>
 #include "dist/scheduler.h"
 
@@ -19,6 +21,8 @@ proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& ba
   return rb;
 }
 const auto kNoSkip = [](std::uint64_t) { return false; };
+// accept() takes the batch by reference (it keeps only the results accepted now); a copy here.
+std::vector<core::WorkUnit> give(Scheduler& s, int worker, proto::ResultBatch rb) { return s.accept(worker, rb); }
 }  // namespace
 
 TEST(Scheduler, HandsOutEveryUnitOnceAndFinishes) {
@@ -29,7 +33,7 @@ TEST(Scheduler, HandsOutEveryUnitOnceAndFinishes) {
   while (auto b = sched.next_batch(1)) {
     for (const auto& u : b->units) EXPECT_TRUE(seen.insert(u.id).second);
     const auto rb = answer(plan, *b);
-    const auto units = sched.accept(1, rb);
+    const auto units = give(sched, 1, rb);
     for (std::size_t i = 0; i < units.size(); ++i) total += units[i].multiplicity * rb.results[i].solutions;
   }
   EXPECT_TRUE(sched.all_done());
@@ -43,7 +47,7 @@ TEST(Scheduler, BatchesShrinkTowardsTheEnd) {
   std::vector<std::size_t> sizes;
   while (auto b = sched.next_batch(1)) {
     sizes.push_back(b->units.size());
-    sched.accept(1, answer(plan, *b));
+    give(sched, 1, answer(plan, *b));
   }
   EXPECT_GT(sizes.front(), 1u);
   EXPECT_EQ(sizes.back(), 1u);
@@ -54,7 +58,7 @@ TEST(Scheduler, SkipsDoneUnits) {
   Scheduler sched(plan, proto::JobSpec{9, 2}, [](std::uint64_t id) { return id % 2 == 0; }, plan.size() / 2, 1);
   while (auto b = sched.next_batch(1)) {
     for (const auto& u : b->units) EXPECT_EQ(u.id % 2, 1u);
-    sched.accept(1, answer(plan, *b));
+    give(sched, 1, answer(plan, *b));
   }
   EXPECT_TRUE(sched.all_done());
 }
@@ -68,26 +72,26 @@ TEST(Scheduler, RejectsDuplicatesMissingForeignGarbledAndStrayResultsAndRequeues
 
   auto dup = good;
   dup.results.back() = dup.results.front();
-  EXPECT_THROW(sched.accept(1, dup), dist::ResultError);   // requeued
-  EXPECT_THROW(sched.accept(1, good), dist::ResultError);  // no longer in flight: stray
+  EXPECT_THROW(give(sched, 1, dup), dist::ResultError);   // requeued
+  EXPECT_THROW(give(sched, 1, good), dist::ResultError);  // no longer in flight: stray
 
   auto again = *sched.next_batch(1);   // the same units come back
   EXPECT_EQ(again.units.front().id, b.units.front().id);
   auto garbled = answer(plan, again);
   garbled.results[0].solutions += 1;   // checksum no longer matches
-  EXPECT_THROW(sched.accept(1, garbled), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, garbled), dist::ResultError);
 
   auto third = *sched.next_batch(1);
   auto missing = answer(plan, third);
   missing.results.pop_back();
-  EXPECT_THROW(sched.accept(2, answer(plan, third)), dist::ResultError);   // wrong worker
+  EXPECT_THROW(give(sched, 2, answer(plan, third)), dist::ResultError);   // wrong worker
   EXPECT_EQ(sched.rejected_batches(), 4u);
-  EXPECT_THROW(sched.accept(1, missing), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, missing), dist::ResultError);
   auto fourth = *sched.next_batch(1);
   auto foreign = answer(plan, fourth);
   foreign.results[0].id = 9999;
   foreign.results[0].check = proto::result_check(foreign.results[0]);
-  EXPECT_THROW(sched.accept(1, foreign), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, foreign), dist::ResultError);
 }
 
 TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
@@ -109,19 +113,19 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
       auto bad = r;
       bad.boards[0] = bad.boards[1];   // two queens in one column
       bad.check = proto::result_check(bad);
-      EXPECT_THROW(sched.accept(1, {b->batch_id, {bad}}), dist::ResultError);
+      EXPECT_THROW(give(sched, 1, {b->batch_id, {bad}}), dist::ResultError);
       continue;   // requeued; answered properly next time round
     }
     if (!r.boards.empty()) {
       auto short_by_one = r;   // boards do not add up to multiplicity * solutions
       short_by_one.boards.resize(r.boards.size() - 6);
       short_by_one.check = proto::result_check(short_by_one);
-      EXPECT_THROW(sched.accept(1, {b->batch_id, {short_by_one}}), dist::ResultError);
+      EXPECT_THROW(give(sched, 1, {b->batch_id, {short_by_one}}), dist::ResultError);
       b = sched.next_batch(1);
       ASSERT_TRUE(b);
     }
     r.check = proto::result_check(r);
-    sched.accept(1, {b->batch_id, {r}});
+    give(sched, 1, {b->batch_id, {r}});
   }
   EXPECT_TRUE(sched.all_done());
   EXPECT_EQ(sched.rejected_batches(), 2 * rejected_once.size());
@@ -135,4 +139,209 @@ TEST(Scheduler, LostWorkersUnitsAreHandedOutAgain) {
   sched.worker_lost(1);
   const auto again = *sched.next_batch(2);
   EXPECT_EQ(again.units.front().id, lost.units.front().id);
+}
+
+// ------------------------------------------------------------------------------------ audit --
+
+namespace {
+// Drives a scheduler with `workers` answering round-robin; lie(worker, id, round) -> extra
+// solutions that worker reports (0: the truth), with a valid checksum. Returns the accepted
+// results by unit id (a unit accepted twice fails the test).
+struct Delivered {
+  core::Count solutions;
+  int worker;
+};
+std::map<std::uint64_t, Delivered> drive(Scheduler& sched, const core::UnitPlan& plan, std::vector<int> workers,
+                                         const std::function<core::Count(int, std::uint64_t)>& lie,
+                                         std::map<std::uint64_t, std::vector<int>>* computed_by = nullptr) {
+  std::map<std::uint64_t, Delivered> accepted;
+  for (int idle = 0; !sched.all_done() && !sched.failure() && idle < 10;) {
+    bool any = false;
+    for (int w : workers) {
+      auto b = sched.next_batch(w);
+      if (!b) continue;
+      any = true;
+      auto rb = answer(plan, *b);
+      for (auto& r : rb.results) {
+        if (computed_by) (*computed_by)[r.id].push_back(w);
+        if (const auto extra = lie(w, r.id)) {
+          r.solutions += extra;
+          r.check = proto::result_check(r);
+        }
+      }
+      const auto units = sched.accept(w, rb);
+      EXPECT_EQ(units.size(), rb.results.size());
+      for (std::size_t i = 0; i < units.size(); ++i) {
+        EXPECT_EQ(units[i].id, rb.results[i].id);
+        EXPECT_TRUE(accepted.emplace(units[i].id, Delivered{rb.results[i].solutions, w}).second)
+            << "unit " << units[i].id << " accepted twice";
+      }
+    }
+    idle = any ? 0 : idle + 1;
+  }
+  return accepted;
+}
+core::Count weighted_total(const core::UnitPlan& plan, const std::map<std::uint64_t, Delivered>& accepted) {
+  core::Count total = 0;
+  for (const auto& u : plan.units())
+    if (accepted.count(u.id)) total += u.multiplicity * accepted.at(u.id).solutions;
+  return total;
+}
+const auto kHonest = [](int, std::uint64_t) -> core::Count { return 0; };
+}  // namespace
+
+TEST(Audit, SampleIsDeterministicNestedAndOfTheRequestedSize) {
+  std::uint64_t in64 = 0;
+  for (std::uint64_t id = 0; id < 64000; ++id) {
+    const bool a = dist::in_audit_sample(id, 1.0 / 64);
+    EXPECT_EQ(a, dist::in_audit_sample(id, 1.0 / 64));
+    if (a) EXPECT_TRUE(dist::in_audit_sample(id, 1.0 / 8)) << id;   // a larger fraction contains it
+    EXPECT_FALSE(dist::in_audit_sample(id, 0));
+    EXPECT_TRUE(dist::in_audit_sample(id, 1));
+    in64 += a;
+  }
+  EXPECT_GT(in64, 800u);    // 1000 expected
+  EXPECT_LT(in64, 1200u);
+}
+
+TEST(Audit, EveryAuditedUnitIsComputedByTwoDifferentWorkersBeforeItCounts) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  std::map<std::uint64_t, std::vector<int>> computed_by;
+  const auto accepted = drive(sched, plan, {1, 2}, kHonest, &computed_by);
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_FALSE(sched.failure());
+  EXPECT_EQ(accepted.size(), plan.size());
+  EXPECT_EQ(weighted_total(plan, accepted), 724u);
+  EXPECT_EQ(sched.audited_units(), plan.size());
+  EXPECT_EQ(sched.units_done(), plan.size());
+  for (const auto& [id, by] : computed_by) {
+    ASSERT_EQ(by.size(), 2u) << id;
+    EXPECT_NE(by[0], by[1]) << "unit " << id << " audited by the worker that computed it";
+    EXPECT_EQ(accepted.at(id).worker, by[1]);
+  }
+}
+
+TEST(Audit, OnlyTheSampleIsComputedTwice) {
+  const core::UnitPlan plan(12, 4);
+  Scheduler sched(plan, proto::JobSpec{12, 4}, kNoSkip, plan.size(), 4, 256, {1.0 / 16, 3, 3});
+  std::map<std::uint64_t, std::vector<int>> computed_by;
+  const auto accepted = drive(sched, plan, {1, 2, 3}, kHonest, &computed_by);
+  EXPECT_EQ(weighted_total(plan, accepted), 14200u);
+  std::uint64_t sampled = 0;
+  for (const auto& [id, by] : computed_by) {
+    const bool in = dist::in_audit_sample(id, 1.0 / 16);
+    sampled += in;
+    EXPECT_EQ(by.size(), in ? 2u : 1u) << id;
+  }
+  EXPECT_EQ(sched.audited_units(), sampled);
+  EXPECT_GT(sampled, 0u);
+}
+
+TEST(Audit, ALieIsCaughtBothResultsAreDiscardedAndTheUnitIsRecomputed) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  const std::uint64_t liar_unit = 7;
+  int lies = 0;
+  const auto accepted = drive(sched, plan, {1, 2}, [&](int w, std::uint64_t id) -> core::Count {
+    return w == 1 && id == liar_unit && lies++ == 0 ? 1 : 0;   // worker 1 lies once
+  });
+  EXPECT_EQ(lies, 2);   // asked again after the mismatch: the unit went round once more
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_EQ(sched.audit_mismatches(), 1u);
+  const auto reports = sched.take_audit_reports();
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("unit 7:"), std::string::npos) << reports[0];
+  EXPECT_NE(reports[0].find("both results discarded"), std::string::npos) << reports[0];
+  EXPECT_EQ(accepted.at(liar_unit).solutions, plan.count(plan.units()[liar_unit]).solutions);
+  EXPECT_EQ(weighted_total(plan, accepted), 724u);
+}
+
+TEST(Audit, APersistentLiarFailsTheJobAfterMaxRounds) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  const auto accepted = drive(sched, plan, {1, 2}, [](int w, std::uint64_t id) -> core::Count {
+    return w == 1 && id == 5 ? 3 : 0;
+  });
+  ASSERT_TRUE(sched.failure());
+  EXPECT_NE(sched.failure()->find("unit 5:"), std::string::npos) << *sched.failure();
+  EXPECT_NE(sched.failure()->find("3 rounds"), std::string::npos) << *sched.failure();
+  EXPECT_EQ(sched.audit_mismatches(), 3u);
+  EXPECT_EQ(sched.take_audit_reports().size(), 2u);   // the third is the failure itself
+  EXPECT_FALSE(accepted.count(5));                     // never counted
+  EXPECT_FALSE(sched.next_batch(2));                   // nothing more is handed out
+}
+
+TEST(Audit, WithASingleWorkerTheSameWorkerRecomputes) {
+  const core::UnitPlan plan(8, 2);
+  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 1, 256, {1.0, 1, 3});
+  std::map<std::uint64_t, std::vector<int>> computed_by;
+  const auto accepted = drive(sched, plan, {1}, kHonest, &computed_by);
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_EQ(weighted_total(plan, accepted), 92u);
+  for (const auto& [id, by] : computed_by) EXPECT_EQ(by, (std::vector<int>{1, 1})) << id;
+}
+
+TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
+  const core::UnitPlan plan(8, 2);
+  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 1, 4, {1.0, 2, 3});
+  auto first = *sched.next_batch(1);
+  auto rb = answer(plan, first);
+  EXPECT_TRUE(sched.accept(1, rb).empty());   // all held back for their audit
+  EXPECT_TRUE(rb.results.empty());
+  EXPECT_EQ(sched.units_done(), 0u);
+  for (auto b = sched.next_batch(1, true); b; b = sched.next_batch(1, true)) FAIL() << "worker 1 got its own audit copy";
+  auto copy = *sched.next_batch(2, true);
+  EXPECT_EQ(copy.units.front().id, first.units.front().id);
+  auto garbled = answer(plan, copy);
+  garbled.results[0].solutions ^= 1;   // bad checksum: the batch is rejected and requeued
+  EXPECT_THROW(sched.accept(2, garbled), dist::ResultError);
+  EXPECT_FALSE(sched.next_batch(1, true));   // still an audit copy: not for worker 1
+  auto again = *sched.next_batch(3, true);
+  EXPECT_EQ(again.units.front().id, first.units.front().id);
+  auto good = answer(plan, again);
+  const auto units = sched.accept(3, good);
+  EXPECT_EQ(units.size(), again.units.size());
+  EXPECT_EQ(sched.audited_units(), again.units.size());
+}
+
+TEST(Audit, DifferentBoardsWithTheSameCountAreAMismatch) {
+  const core::UnitPlan plan(6, 1);
+  proto::JobSpec job{6, 1};
+  job.boards = true;
+  Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1, {1.0, 2, 3});
+  auto boards_of = [&](const core::WorkUnit& u) {
+    proto::UnitResult r;
+    r.id = u.id;
+    plan.visit_boards(u, [&](core::BoardView x) {
+      r.boards.insert(r.boards.end(), x.begin(), x.end());
+      return true;
+    });
+    r.solutions = r.boards.size() / 6 / u.multiplicity;
+    r.check = proto::result_check(r);
+    return r;
+  };
+  // Find a unit with at least two boards; answer it from worker 1, then worker 2 swaps two boards.
+  for (auto b = sched.next_batch(1); b; b = sched.next_batch(1)) {
+    auto r = boards_of(b->units[0]);
+    proto::ResultBatch rb{b->batch_id, {r}};
+    sched.accept(1, rb);
+    auto copy = *sched.next_batch(2, true);
+    ASSERT_EQ(copy.units[0].id, r.id);
+    if (r.boards.size() < 12) {   // too few boards to reorder: the honest copy is accepted
+      proto::ResultBatch same{copy.batch_id, {r}};
+      EXPECT_EQ(sched.accept(2, same).size(), 1u);
+      continue;
+    }
+    std::swap_ranges(r.boards.begin(), r.boards.begin() + 6, r.boards.begin() + 6);
+    r.check = proto::result_check(r);
+    proto::ResultBatch swapped{copy.batch_id, {r}};
+    EXPECT_TRUE(sched.accept(2, swapped).empty());
+    EXPECT_EQ(sched.audit_mismatches(), 1u);
+    const auto reports = sched.take_audit_reports();
+    ASSERT_EQ(reports.size(), 1u);
+    EXPECT_NE(reports[0].find("different boards"), std::string::npos) << reports[0];
+    return;
+  }
+  FAIL() << "no unit with two boards";
 }

@@ -1,0 +1,209 @@
+"""Helpers of the faults tier: the seed, the tally of injected faults, sizes for this build,
+interrupting a running job, and the restart journal's file format (src/store/journal.h)."""
+import hashlib
+import os
+import random
+import signal
+import struct
+import time
+import zlib
+from collections import Counter
+from pathlib import Path
+
+import h5py
+
+from nqtest import EXIT, pid_of_rank, start
+
+# Seeded randomness: NQUEENS_FAULTS_SEED=<int> repeats a run's random moments and inputs.
+SEED = int(os.environ.get("NQUEENS_FAULTS_SEED", random.SystemRandom().randrange(1, 2**31)))
+print(f"faults tier seed: {SEED} (NQUEENS_FAULTS_SEED={SEED} repeats it)")
+
+
+def rng_for(name):
+    r = random.Random(f"{SEED}:{name}")
+    print(f"seed {SEED} for {name}")
+    return r
+
+
+# ASan+UBSan builds are several times slower: smaller boards there (CMake sets this).
+SANITIZED = os.environ.get("NQUEENS_FAULTS_SANITIZED") == "1"
+# Count-mode chains need a job of >= ~10 s (the journal is fsynced every 2 s): N = 18 unless
+# the kernel got so fast that it is shorter (test_interrupt then moves up to 19 or 20).
+COUNT_N_PINNED = "NQUEENS_FAULTS_COUNT_N" in os.environ
+COUNT_N = int(os.environ.get("NQUEENS_FAULTS_COUNT_N", 18))
+MIN_CHAIN_SECONDS = 10
+BOARDS_N = int(os.environ.get("NQUEENS_FAULTS_BOARDS_N", 14 if SANITIZED else 15))
+
+_tally = Counter()
+
+
+def injected(kind, n=1):
+    """Counts an injected fault for the end-of-session summary."""
+    _tally[kind] += n
+
+
+def summary():
+    lines = [f"faults tier seed {SEED}; injected faults by kind:"]
+    lines += [f"  {n:5d}  {kind}" for kind, n in sorted(_tally.items())]
+    return "\n".join(lines)
+
+
+def journal_of(out):
+    return Path(str(out) + ".journal")
+
+
+def temp_files(out):
+    out = Path(out)
+    return sorted(out.parent.glob(out.name + ".tmp-*"))
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def readable_result(path):
+    """The attributes of `path` read with h5py, and its unit table read in full (fletcher32 checked)."""
+    with h5py.File(path, "r") as f:
+        a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        assert a["format"] == "nqueens-result"
+        assert len(f["units/id"][()]) == a["units_done"]
+        if "boards" in f:
+            f["boards/solutions"][()]
+    return a
+
+
+def wait_until(cond, timeout, proc=None, step=0.01):
+    """Polls cond() until true (returns True) or timeout / the process ended (returns False)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if cond():
+            return True
+        if proc is not None and proc.poll() is not None:
+            return cond()
+        time.sleep(step)
+    return False
+
+
+def kill_group(proc):
+    """Ends whatever is left of a job started with start() (its own process group)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate(timeout=60)
+
+
+def interrupt(args, rank, sig, delay, ranks=3, extra_env=None, timeout=300, after=None):
+    """Starts the job, waits until after() is true (if given), then `delay` more seconds, and
+    sends `sig` to `rank`. Returns (returncode, stdout, stderr, fired): fired is False when the
+    job ended before the moment."""
+    proc = start(args, ranks=ranks, extra_env=extra_env)
+    try:
+        pid = pid_of_rank(proc, rank)
+        fired = after is None or wait_until(after, timeout, proc, step=0.02)
+        fired = fired and proc.poll() is None and not wait_until(lambda: proc.poll() is not None, delay)
+        if fired:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                fired = False
+        out, err = proc.communicate(timeout=timeout)
+    except BaseException:
+        kill_group(proc)
+        raise
+    assert not _alive(pid), f"rank {rank} (pid {pid}) still runs after mpirun ended"
+    return proc.returncode, out, err, fired
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def assert_clean_error(p, codes, needle=None, max_lines=2):
+    """A documented exit code, no crash, no 'internal error', stderr of one or two lines."""
+    assert p.returncode in codes, f"exit {p.returncode} not in {codes}\nstderr:\n{p.stderr}"
+    assert p.returncode >= 0, f"killed by signal {-p.returncode}"
+    assert "internal error" not in p.stderr and "Sanitizer" not in p.stderr, p.stderr
+    if p.returncode != 0:
+        lines = [l for l in p.stderr.splitlines() if l.strip()]
+        assert 1 <= len(lines) <= max_lines, f"{len(lines)} stderr lines:\n{p.stderr}"
+        assert lines[0].startswith("nqueens: error:"), p.stderr
+        if needle is not None:
+            assert needle in p.stderr, f"{needle!r} not in:\n{p.stderr}"
+
+
+# ---------------------------------------------------------------------- the restart journal --
+# src/store/journal.h: header "NQJOURNL", u32 version, u32 key length K, key, crc32(bytes 8..16+K);
+# then records: u32 magic 0x4E514A52, u32 payload length P, payload, crc32(payload). All
+# little-endian; crc32 is zlib's. Payload: id u64 at 0, placement 32 bytes at 8, multiplicity u32
+# at 40, solutions u64 at 44, nodes u64 at 52, ...
+RECORD_MAGIC = 0x4E514A52
+
+
+class Journal:
+    def __init__(self, path):
+        self.path = Path(path)
+        self.data = bytearray(self.path.read_bytes())
+        assert self.data[:8] == b"NQJOURNL"
+        (k,) = struct.unpack_from("<I", self.data, 12)
+        self.data_start = 16 + k + 4
+        self.records = []   # (offset, payload length)
+        off = self.data_start
+        while off + 12 <= len(self.data):
+            magic, plen = struct.unpack_from("<II", self.data, off)
+            end = off + 8 + plen + 4
+            if magic != RECORD_MAGIC or end > len(self.data):
+                break
+            payload = bytes(self.data[off + 8:off + 8 + plen])
+            if zlib.crc32(payload) != struct.unpack_from("<I", self.data, off + 8 + plen)[0]:
+                break
+            self.records.append((off, plen))
+            off = end
+        self.valid_end = off
+
+    def unit(self, i):
+        off, _ = self.records[i]
+        uid, = struct.unpack_from("<Q", self.data, off + 8)
+        mult, sols = struct.unpack_from("<IQ", self.data, off + 8 + 40)
+        return uid, mult, sols
+
+    def set_solutions(self, i, solutions):
+        """Rewrites record i's count and its CRC: a well-formed record with a wrong count."""
+        off, plen = self.records[i]
+        struct.pack_into("<Q", self.data, off + 8 + 44, solutions)
+        struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
+
+    def save(self, data=None):
+        self.path.write_bytes(bytes(self.data if data is None else data))
+
+
+def stopped_job(out, n, threads=1, after=1.0):
+    """Runs `nqueens run --n N --out OUT` as one process and stops it with SIGTERM after `after`
+    seconds: OUT is a partial result file and OUT.journal holds the finished units (exit 75)."""
+    proc = start(["run", "--n", n, "--out", out, "--threads", threads, "--progress-interval", 30])
+    time.sleep(after)
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == EXIT["interrupted"], err
+    j = Journal(journal_of(out))
+    assert len(j.records) >= 10 and j.valid_end == len(j.data), "too few units done before the stop"
+    return j
+
+
+M64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    x = (x + 0x9E3779B97F4A7C15) & M64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & M64
+    return x ^ (x >> 31)
+
+
+def in_audit_sample(unit_id, fraction=1 / 64):
+    """The documented audit sample (src/dist/scheduler.h): splitmix64(id) < fraction * 2^64."""
+    return fraction >= 1 or splitmix64(unit_id) < int(fraction * 2**64)

@@ -1,0 +1,96 @@
+"""The end-of-job cross-checks (src/app/result_files.cpp finalize_totals, also used by merge):
+the total is the sum of the units (64-bit, overflow checked; the writer re-checks the sum),
+Burnside's identity (total + P + 2R) % 8 == 0 with P, R counted independently, and the published
+table. A wrong count that slipped past the workers' checks (a lie with the audit off, or a
+journal record rewritten with a valid CRC, or a tampered shard file) makes the run exit 6 and
+the file say matches_known = no."""
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+from faultlib import SANITIZED, Journal, injected, journal_of, readable_result, stopped_job
+from nqtest import EXIT, KNOWN, attrs, run, units_table
+
+N = 16 if SANITIZED else 17
+
+
+def args(out, *extra):
+    return ["run", "--n", N, "--out", out, "--progress-interval", 30] + list(extra)
+
+
+def assert_verification_failed(p, out, total_delta, burnside):
+    assert p.returncode == EXIT["verify"], p.stderr
+    a = readable_result(out)
+    assert a["status"] == "complete" and a["matches_known"] == "no"
+    assert a["total"] == KNOWN[a["n"]]["total"] + total_delta
+    assert a["total"] == sum(int(m) * int(s) for m, s in zip(units_table(out)["multiplicity"], units_table(out)["solutions"]))
+    if burnside:
+        assert "integrity check failed: Burnside check failed" in p.stderr, p.stderr
+        assert a["unique"] == 0
+    else:
+        assert "verification failed: total" in p.stderr and "matches_known = no" in p.stderr, p.stderr
+        assert a["unique"] == KNOWN[a["n"]]["unique"] + total_delta // 8
+
+
+def test_a_lie_with_the_audit_off_fails_the_burnside_check(workdir, rng):
+    uid = rng.randrange(1000)
+    out = workdir / "w.h5"
+    # Every worker process lies once about the unit: whichever computes it lies (no @RANK).
+    p = run(["run", "--n", 14, "--out", out, "--audit", 0], ranks=3,
+            extra_env={"NQUEENS_INJECT_FAULT": f"wrong:{uid}"})
+    injected("wrong count with the audit off")
+    assert "audit mismatch" not in p.stderr and "rejected" not in p.stderr   # nothing caught it on the way
+    mult = int(units_table(out)["multiplicity"][uid])
+    assert_verification_failed(p, out, mult, burnside=True)
+
+
+@pytest.fixture(scope="module")
+def stopped(tmp_path_factory):
+    out = tmp_path_factory.mktemp("stopped") / "s.h5"
+    stopped_job(out, N)
+    return out
+
+
+@pytest.fixture
+def edited(stopped, workdir):
+    out = workdir / "s.h5"
+    shutil.copy(stopped, out)
+    shutil.copy(journal_of(stopped), journal_of(out))
+    return out, Journal(journal_of(out))
+
+
+@pytest.mark.parametrize("burnside", [False, True], ids=["table only", "Burnside"])
+def test_a_journal_record_rewritten_with_a_valid_crc_makes_the_final_run_exit_6(edited, rng, burnside):
+    out, j = edited
+    i = rng.randrange(len(j.records))
+    uid, mult, sols = j.unit(i)
+    # +8/mult keeps Burnside's identity (only the table can tell); +1 breaks it.
+    delta = 1 if burnside else 8 // mult
+    j.set_solutions(i, sols + delta)
+    j.save()
+    injected("journal record rewritten with a valid CRC")
+    p = run(args(out))
+    assert_verification_failed(p, out, delta * mult, burnside)
+
+
+def test_a_tampered_shard_makes_merge_exit_6(workdir, rng):
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 12, "--shard", f"{i}/2", "--out", s], check=0)
+    victim = shards[rng.randrange(2)]
+    with h5py.File(victim, "r+") as f:   # a consistent file with a wrong count: +8 solutions
+        row = rng.randrange(len(f["units/id"]))
+        mult = int(f["units/multiplicity"][row])
+        sols = f["units/solutions"][()]
+        sols[row] += 8 // mult
+        f["units/solutions"][...] = sols
+        f.attrs["total"] = np.uint64(int(f.attrs["total"]) + 8)
+    injected("shard file tampered")
+    out = workdir / "m.h5"
+    p = run(["merge", out] + [str(s) for s in shards])
+    assert p.returncode == EXIT["verify"], p.stderr
+    a = attrs(out)
+    assert a["matches_known"] == "no" and a["total"] == KNOWN[12]["total"] + 8
+    assert "matches published: no" in p.stdout
