@@ -9,11 +9,12 @@ import pytest
 from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, pid_of_rank, run, start,
                       wait_for_journal_records)
 
-N, DEPTH = 16, 5     # ~5 s on 2 cores, ~8000 small units: easy to stop in the middle
+N, DEPTH = 17, 5     # mirror plan: ~3 s on 2 cores, ~250,000 small units: easy to stop in the middle
 
 
 def args(out, mode="count"):
-    return ["run", "--n", N, "--depth", DEPTH, "--mode", mode, "--out", out, "--progress-interval", 1]
+    return ["run", "--n", N, "--depth", DEPTH, "--symmetry", "mirror", "--mode", mode, "--out", out,
+            "--progress-interval", 1]
 
 
 @pytest.fixture(scope="module")
@@ -73,6 +74,6 @@ def test_resume_with_other_parameters_is_refused(workdir):
     wait_for_journal_records(Path(str(out) + ".journal"), 4096, proc)
     os.kill(pid_of_rank(proc, 0), signal.SIGTERM)
     proc.communicate(timeout=120)
-    p = run(["run", "--n", N, "--depth", DEPTH - 1, "--out", out], ranks=2)
+    p = run(["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out], ranks=2)
     assert p.returncode == EXIT["refused"] and "depth" in p.stderr
     assert attrs(out)["status"] == "partial"
