@@ -23,9 +23,9 @@ run_variant() {   # name, command...
 }
 for ((r = 0; r < reps; r++)); do
   run_variant count "$bin" count "$n" --quiet
-  run_variant mpi_n2 mpirun -n 2 "$bin" run --n "$n" --out "$tmp/a.h5" --force
-  run_variant mpi_n3 mpirun -n 3 "$bin" run --n "$n" --out "$tmp/b.h5" --force --threads 1
-  run_variant single "$bin" run --n "$n" --out "$tmp/c.h5" --force
+  run_variant mpi_n2 mpirun -n 2 "$bin" run --n "$n" --symmetry full --out "$tmp/a.h5" --force
+  run_variant mpi_n3 mpirun -n 3 "$bin" run --n "$n" --symmetry full --out "$tmp/b.h5" --force --threads 1
+  run_variant single "$bin" run --n "$n" --symmetry full --out "$tmp/c.h5" --force
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 base=$(echo "${times[count]}" | median)
