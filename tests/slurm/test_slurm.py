@@ -211,21 +211,24 @@ def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     slurmctld sends --signal warnings only on its time-limit check, every 30 s. So that the
     warning comes a few seconds into the run whatever the machine's speed, a probe job first
     finds when the checks happen and the real job is submitted ~10 s before one."""
-    n = int(os.environ.get("NQ_SLURM_TIMELIMIT_N", "17"))
+    # The plain `none` plan at N = 18 computes ~1 min on one thread: long enough to be warned.
+    n = int(os.environ.get("NQ_SLURM_TIMELIMIT_N", "18"))
     lead = 10   # seconds of computing before the warning
 
     probe_out = workdir / "probe.txt"
-    probe = sbatch(["--time=1", "--signal=B:USR1@30", "-n", "1", "-c", "1", "-o", "/dev/null",
+    # 2 min with the warning 90 s before the end: the warning comes on the first check after
+    # 30 s, long before the limit, however the checks fall.
+    probe = sbatch(["--time=2", "--signal=B:USR1@90", "-n", "1", "-c", "1", "-o", "/dev/null",
                     "--wrap", f"trap 'date +%s.%N > {probe_out}; exit 0' USR1; sleep 90 & wait"],
                    workdir, env, jobs)
-    wait_jobs([probe], timeout=90)
+    wait_jobs([probe], timeout=180)
     assert probe_out.is_file(), "probe job got no USR1 warning within its time limit"
     tick = float(probe_out.read_text())
     now = time.time()
     next_tick = tick + CONTROLLER_TICK * max(1, int((now + lead + 2 - tick) // CONTROLLER_TICK) + 1)
     time.sleep(max(0.0, next_tick - lead - time.time()))
 
-    job = write_job(workdir, f"n{n}.toml", n=n, mode="count", out=f"results/n{n}.h5")
+    job = write_job(workdir, f"n{n}.toml", n=n, mode="count", symmetry="none", out=f"results/n{n}.h5")
     jid = sbatch(["-n", "2", "-c", "1", "--time=1", "--signal=B:USR1@30",
                   str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
     result = workdir / "results" / f"n{n}.h5"
