@@ -28,6 +28,9 @@ JobConfig read_job_file(const std::string& path);
 // Checks the merged configuration and fills in defaults; throws Failure(kUsage).
 void finalize_config(JobConfig& c);
 
+// What the result file stores: "none" in count mode, else the `boards` setting.
+inline std::string boards_stored(const JobConfig& c) { return c.mode == "boards" ? c.boards : "none"; }
+
 // "i/n" -> (i, n) with 0 <= i < n; throws Failure(kUsage).
 std::pair<int, int> parse_shard(const std::string& s);
 

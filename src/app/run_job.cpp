@@ -58,7 +58,7 @@ store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
   store::JournalKey k;
   k.n = c.n;
   k.mode = c.mode;
-  k.boards_stored = c.mode == "boards" ? c.boards : "none";
+  k.boards_stored = boards_stored(c);
   k.depth = c.depth;
   k.symmetry = c.symmetry;
   k.shard_index = c.shard_index;
@@ -232,7 +232,7 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
   info.git_commit = kGitCommit;
   info.n = c_.n;
   info.mode = c_.mode;
-  info.boards_stored = c_.mode == "boards" ? c_.boards : "none";
+  info.boards_stored = boards_stored(c_);
   info.depth = c_.depth;
   info.symmetry = c_.symmetry;
   info.ranks = outcome.ranks;
