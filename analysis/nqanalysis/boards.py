@@ -349,18 +349,37 @@ def _forced(n, prefix):
     return forced
 
 
+class _RowRules:
+    """The columns a row may take given a prefix/placement: the forced column of a pre-placed
+    row, else any column no pre-placed queen owns (one copy for both searches below)."""
+
+    def __init__(self, n, forced):
+        self.full = (1 << n) - 1
+        self.forced = forced
+        self.forced_cols = 0
+        for c in forced:
+            if c >= 0:
+                self.forced_cols |= 1 << c
+
+    @classmethod
+    def of(cls, n, prefix):
+        forced = _forced(n, prefix)
+        return None if forced is None else cls(n, forced)
+
+    def free(self, row, attacked):
+        free = self.full & ~attacked
+        fc = self.forced[row]
+        return free & (1 << fc) if fc >= 0 else free & ~self.forced_cols
+
+
 def iter_solutions(n, prefix=(), limit_nodes=None):
     """Yield every completion (tuple of n columns) of a prefix (the first rows) or of a
     placement (n entries, -1 for rows left to the search), in lexicographic order.
     Raises RuntimeError when limit_nodes search nodes are exceeded."""
-    forced = _forced(n, prefix)
-    if forced is None:
+    rules = _RowRules.of(n, prefix)
+    if rules is None:
         return
-    full = (1 << n) - 1
-    forced_cols = 0
-    for c in forced:
-        if c >= 0:
-            forced_cols |= 1 << c
+    full = rules.full
     board = []
     nodes = [0]
 
@@ -368,12 +387,7 @@ def iter_solutions(n, prefix=(), limit_nodes=None):
         if row == n:
             yield tuple(board)
             return
-        free = full & ~(cols | ld | rd)
-        fc = forced[row]
-        if fc >= 0:
-            free &= 1 << fc
-        else:
-            free &= ~forced_cols
+        free = rules.free(row, cols | ld | rd)
         while free:
             bit = free & -free
             free ^= bit
@@ -396,24 +410,15 @@ def solve_all(n):
 def count_completions(n, prefix=()):
     """Number of completions of a prefix or placement (as iter_solutions), counted with
     bitmasks without building boards."""
-    forced = _forced(n, prefix)
-    if forced is None:
+    rules = _RowRules.of(n, prefix)
+    if rules is None:
         return 0
-    full = (1 << n) - 1
-    forced_cols = 0
-    for c in forced:
-        if c >= 0:
-            forced_cols |= 1 << c
+    full = rules.full
 
     def rec(row, cols, ld, rd):
         if row == n:
             return 1
-        free = full & ~(cols | ld | rd)
-        fc = forced[row]
-        if fc >= 0:
-            free &= 1 << fc
-        else:
-            free &= ~forced_cols
+        free = rules.free(row, cols | ld | rd)
         total = 0
         while free:
             bit = free & -free

@@ -39,7 +39,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
     throw Failure(kIoError, "merge: output " + out + " is a directory; give a file path");
   std::vector<std::unique_ptr<store::ResultReader>> readers;
   for (const auto& s : shards) {
-    if (std::filesystem::equivalent(s, out, *std::make_unique<std::error_code>()))
+    std::error_code ec;   // a missing OUT is not equivalent to anything
+    if (std::filesystem::equivalent(s, out, ec))
       throw Failure(kUsage, "merge: the output " + out + " is also given as a shard");
     try {
       readers.push_back(std::make_unique<store::ResultReader>(s));
