@@ -19,7 +19,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
     std::string job_file;
     std::optional<int> n, depth, threads;
     std::optional<std::string> mode, out, boards, symmetry, shard;
-    std::optional<double> progress, audit;
+    std::optional<double> progress, checkpoint, audit;
     bool force = false;
   };
   auto o = std::make_shared<Opts>();
@@ -35,10 +35,13 @@ void add_run_command(CLI::App& cli, Runner& run) {
       ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
       ->check(CLI::IsMember({"all", "class"}));
-  cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: mirror or none")
+  cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: none, mirror or full")
       ->check(CLI::IsMember({"none", "mirror", "full"}));
   cmd->add_option("--shard", o->shard, "run only shard i of n (units with id % n == i), e.g. 0/4");
   cmd->add_option("--progress-interval", o->progress, "seconds between progress lines")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--checkpoint-interval", o->checkpoint,
+                  "seconds between journal syncs (default 2): at most this much work is lost to a crash")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--audit", o->audit,
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
@@ -56,6 +59,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       if (o->symmetry) c.symmetry = *o->symmetry;
       if (o->shard) std::tie(c.shard_index, c.shard_count) = parse_shard(*o->shard);
       if (o->progress) c.progress_interval = *o->progress;
+      if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
       if (o->audit) c.audit = *o->audit;
       c.force = o->force;
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the

@@ -40,6 +40,22 @@ std::string get_choice(const toml::node& node, const std::string& where, const s
   bad(where, "key '" + key + "' = \"" + v + "\" is not one of " + list);
 }
 
+// A number of seconds in (0, hi]; the one rule for the *_interval keys and flags.
+bool valid_interval(double v, double hi) { return v > 0 && v <= hi; }
+constexpr double kMaxProgressInterval = 86400, kMaxCheckpointInterval = 3600;
+
+double get_interval(const toml::node& node, const std::string& where, const std::string& key, double hi) {
+  const auto v = node.value<double>();
+  if (!v || !valid_interval(*v, hi))
+    bad(where, "key '" + key + "' must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
+  return *v;
+}
+
+void check_interval(double v, const char* flag, double hi) {
+  if (!valid_interval(v, hi))
+    throw Failure(kUsage, std::string(flag) + " must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
+}
+
 }  // namespace
 
 std::pair<int, int> parse_shard(const std::string& s) {
@@ -76,18 +92,16 @@ JobConfig read_job_file(const std::string& path) {
     else if (key == "threads") c.threads = get_int(node, where, key, 0, 4096);
     else if (key == "boards") c.boards = get_choice(node, where, key, {"all", "class"});
     else if (key == "symmetry") c.symmetry = get_choice(node, where, key, {"none", "mirror", "full"});
-    else if (key == "progress_interval") {
-      const auto v = node.value<double>();
-      if (!v || !(*v > 0 && *v <= 86400)) bad(where, "key 'progress_interval' must be a number of seconds in (0, 86400]");
-      c.progress_interval = *v;
-    } else if (key == "audit") {
+    else if (key == "progress_interval") c.progress_interval = get_interval(node, where, key, kMaxProgressInterval);
+    else if (key == "checkpoint_interval") c.checkpoint_interval = get_interval(node, where, key, kMaxCheckpointInterval);
+    else if (key == "audit") {
       const auto v = node.value<double>();
       if (!v || !(*v >= 0 && *v <= 1)) bad(where, "key 'audit' must be a number from 0 to 1 (the share of units computed twice)");
       c.audit = *v;
     } else if (key == "shard") std::tie(c.shard_index, c.shard_count) = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""));
     else if (key == "time_limit") c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
     else if (key == "description") get<std::string>(node, where, key, "a string");
-    else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, audit, shard, time_limit, description)");
+    else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, checkpoint_interval, audit, shard, time_limit, description)");
   }
   if (!have_n) bad(where, "key 'n' (the board size) is missing");
   return c;
@@ -104,8 +118,8 @@ void finalize_config(JobConfig& c) {
   if (c.mode == "boards" && c.n > 20)
     throw Failure(kUsage, "boards mode stores every solution; N = " + std::to_string(c.n) +
                               " would need petabytes (use count mode, or N <= 20)");
-  if (!(c.progress_interval > 0 && c.progress_interval <= 86400))
-    throw Failure(kUsage, "--progress-interval must be a number of seconds in (0, 86400]");
+  check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
+  check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
   if (!(c.audit >= 0 && c.audit <= 1))
     throw Failure(kUsage, "--audit must be a number from 0 to 1 (the share of units computed twice)");
   if (c.out.empty())

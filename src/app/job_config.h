@@ -15,6 +15,7 @@ struct JobConfig {
   std::string boards = "all";       // boards mode: all | class
   std::string symmetry;             // "": mirror (boards) / the fastest exact reduction (count)
   double progress_interval = 5.0;   // seconds between progress lines
+  double checkpoint_interval = 2.0; // seconds between journal syncs (fsync): work lost to a crash
   double audit = 1.0 / 64;          // share of units computed twice, on two workers (0..1)
   int shard_index = 0, shard_count = 1;
   bool force = false;               // overwrite a complete result

@@ -23,7 +23,6 @@ namespace {
 // At least this many units by default: enough for ~150 threads at 64 units each, and it
 // depends on N only, so a rerun on another number of ranks resumes the same plan.
 constexpr std::uint64_t kDefaultMinUnits = 10000;
-constexpr auto kJournalSyncEvery = std::chrono::seconds(2);
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -187,7 +186,7 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
       done_[rec.id] = true;
       records_.push_back(rec);
     }
-    if (std::chrono::steady_clock::now() - last_sync_ >= kJournalSyncEvery) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_sync_).count() >= c_.checkpoint_interval) {
       journal_->sync();
       last_sync_ = std::chrono::steady_clock::now();
     }

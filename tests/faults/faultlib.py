@@ -27,11 +27,11 @@ def rng_for(name):
 
 # ASan+UBSan builds are several times slower: smaller boards there (CMake sets this).
 SANITIZED = os.environ.get("NQUEENS_FAULTS_SANITIZED") == "1"
-# Count-mode chains need a job of >= ~10 s (the journal is fsynced every 2 s): N = 18 unless
-# the kernel got so fast that it is shorter (test_interrupt then moves up to 19 or 20).
+# Count-mode chains strike at moments of progress (JournalWatch), which needs a job of a few
+# seconds: N = 18 unless the kernel got so fast that it is shorter (test_interrupt then moves up).
 COUNT_N_PINNED = "NQUEENS_FAULTS_COUNT_N" in os.environ
 COUNT_N = int(os.environ.get("NQUEENS_FAULTS_COUNT_N", 18))
-MIN_CHAIN_SECONDS = 10
+MIN_CHAIN_SECONDS = 4
 BOARDS_N = int(os.environ.get("NQUEENS_FAULTS_BOARDS_N", 14 if SANITIZED else 15))
 
 _tally = Counter()
@@ -93,14 +93,14 @@ def kill_group(proc):
     proc.communicate(timeout=60)
 
 
-def interrupt(args, rank, sig, delay, ranks=3, extra_env=None, timeout=300, after=None):
+def interrupt(args, rank, sig, delay=0.0, ranks=3, extra_env=None, timeout=300, after=None):
     """Starts the job, waits until after() is true (if given), then `delay` more seconds, and
-    sends `sig` to `rank`. Returns (returncode, stdout, stderr, fired): fired is False when the
-    job ended before the moment."""
+    sends `sig` to `rank` (ranks=None: one plain process, no mpirun). Returns (returncode,
+    stdout, stderr, fired): fired is False when the job ended before the moment."""
     proc = start(args, ranks=ranks, extra_env=extra_env)
     try:
-        pid = pid_of_rank(proc, rank)
-        fired = after is None or wait_until(after, timeout, proc, step=0.02)
+        pid = pid_of_rank(proc, rank) if ranks else proc.pid
+        fired = after is None or wait_until(after, timeout, proc, step=0.005)
         fired = fired and proc.poll() is None and not wait_until(lambda: proc.poll() is not None, delay)
         if fired:
             try:
@@ -181,16 +181,55 @@ class Journal:
         self.path.write_bytes(bytes(self.data if data is None else data))
 
 
-def stopped_job(out, n, threads=1, after=1.0):
-    """Runs `nqueens run --n N --out OUT` as one process and stops it with SIGTERM after `after`
-    seconds: OUT is a partial result file and OUT.journal holds the finished units (exit 75)."""
-    proc = start(["run", "--n", n, "--out", out, "--threads", threads, "--progress-interval", 30])
-    time.sleep(after)
-    os.kill(proc.pid, signal.SIGTERM)
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == EXIT["interrupted"], err
+class JournalWatch:
+    """The distinct units a running job's journal holds, read incrementally (cheap enough to poll
+    every few ms). The moments of the faults tier are defined by this progress, not by seconds:
+    the same seed means the same moments on a fast or a slow, busy machine."""
+
+    def __init__(self, out):
+        self.path = journal_of(out)
+        self.offset = None
+        self.ids = set()
+
+    def units(self):
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return 0
+        if self.offset is None:
+            if len(data) < 16 or data[:8] != b"NQJOURNL":
+                return 0
+            (k,) = struct.unpack_from("<I", data, 12)
+            self.offset = 16 + k + 4
+        off = self.offset
+        while off + 12 <= len(data):
+            magic, plen = struct.unpack_from("<II", data, off)
+            end = off + 8 + plen + 4
+            if magic != RECORD_MAGIC or end > len(data):
+                break
+            self.ids.add(struct.unpack_from("<Q", data, off + 8)[0])
+            off = end
+        self.offset = off
+        return len(self.ids)
+
+    def reaches(self, target):
+        """A condition for wait_until/interrupt: the journal holds >= target distinct units."""
+        return lambda: self.units() >= target
+
+
+# The journal is synced every CHECKPOINT seconds in this tier (default 2 s), so progress shows.
+CHECKPOINT = 0.05
+
+
+def stopped_job(args, out, min_units=10):
+    """Runs the job `args` (writing OUT) as one process with one thread and stops it with SIGTERM
+    once its journal holds `min_units` units: OUT is a partial result file and OUT.journal holds
+    the finished units (exit 75). Rerunning `args` resumes it."""
+    args = list(args) + ["--threads", 1, "--checkpoint-interval", CHECKPOINT]
+    code, _, err, hit = interrupt(args, 0, signal.SIGTERM, ranks=None, after=JournalWatch(out).reaches(min_units))
+    assert hit and code == EXIT["interrupted"], err
     j = Journal(journal_of(out))
-    assert len(j.records) >= 10 and j.valid_end == len(j.data), "too few units done before the stop"
+    assert len(j.records) >= min_units and j.valid_end == len(j.data), "the journal is not as expected"
     return j
 
 

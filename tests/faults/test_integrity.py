@@ -49,7 +49,7 @@ def test_a_lie_with_the_audit_off_fails_the_burnside_check(workdir, rng):
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory):
     out = tmp_path_factory.mktemp("stopped") / "s.h5"
-    stopped_job(out, N)
+    stopped_job(args(out), out)
     return out
 
 

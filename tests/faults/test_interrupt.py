@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from faultlib import (BOARDS_N, COUNT_N, COUNT_N_PINNED, MIN_CHAIN_SECONDS, Journal, injected, interrupt,
-                      journal_of, kill_group, readable_result, sha256, temp_files, wait_until)
+from faultlib import (BOARDS_N, CHECKPOINT, COUNT_N, COUNT_N_PINNED, MIN_CHAIN_SECONDS, Journal, JournalWatch,
+                      injected, interrupt, journal_of, kill_group, readable_result, sha256, temp_files, wait_until)
 from nqtest import (EXIT, KNOWN, assert_same_result, attrs, board_set, pid_of_rank, resumed_units,
                     run, start)
 
@@ -18,11 +18,13 @@ chain_n = COUNT_N   # the board size of the count-mode chains (set by the count_
 
 
 def count_args(out, n=None):
-    return ["run", "--n", n or chain_n, "--out", out, "--progress-interval", 1]
+    return ["run", "--n", n or chain_n, "--out", out, "--symmetry", "mirror", "--progress-interval", 1,
+            "--checkpoint-interval", CHECKPOINT]
 
 
 def boards_args(out):
-    return ["run", "--n", BOARDS_N, "--mode", "boards", "--out", out, "--progress-interval", 1]
+    return ["run", "--n", BOARDS_N, "--mode", "boards", "--out", out, "--symmetry", "mirror",
+            "--progress-interval", 1, "--checkpoint-interval", CHECKPOINT]
 
 
 def timed_run(args):
@@ -54,11 +56,12 @@ def boards_ref(tmp_path_factory):
     return out, timed_run(boards_args(out))
 
 
-def remaining_fraction(out, ref):
-    """Share of the job's units not yet in the journal (1 before the first run)."""
-    j = journal_of(out)
-    done = len(Journal(j).records) if j.exists() else 0
-    return max(0.05, 1 - done / attrs(ref)["units_total"])
+def moment(rng, out, ref, lo, hi):
+    """A random moment of a run, as progress: the journal's unit count at which to strike, a
+    share uniform in [lo, hi] of the units this run still has to do (never 0, never all)."""
+    done = JournalWatch(out).units()
+    left = attrs(ref)["units_total"] - done
+    return done + max(1, min(left - 1, round(rng.uniform(lo, hi) * left)))
 
 
 def check_final(stderr, out, ref, boards=False):
@@ -77,53 +80,48 @@ def finish_and_compare(args, out, ref, boards=False):
     return p
 
 
-def kill_chain(rng, out, ref, t_ref, kills, pick_rank, label):
-    """Up to `kills` runs, each killed with -9 at a random moment after its journal grew (the
-    master fsyncs it every 2 s: before that a kill loses everything, which proves nothing), then
-    one run that finishes. Returns the number of kills."""
-    fired = 0
+def kill_chain(rng, out, ref, kills, pick_rank, label):
+    """`kills` runs, each killed with -9 at a random moment (2-50 % of the units it has left),
+    then one run that finishes and must equal the uninterrupted one."""
     for i in range(kills):
         rank = pick_rank()
-        delay = rng.uniform(0.0, 0.2) * t_ref * remaining_fraction(out, ref)
-        before = journal_of(out).stat().st_size if journal_of(out).exists() else 0
-        grew = lambda: journal_of(out).exists() and journal_of(out).stat().st_size > before + 1000  # noqa: E731
-        code, _, err, hit = interrupt(count_args(out), rank, signal.SIGKILL, delay, after=grew)
-        print(f"{label} {i}: kill -9 rank {rank} {delay:.2f} s after the journal grew -> exit {code}, fired={hit}")
-        if not hit:   # this run finished before its moment came: it is the final run
-            assert code == 0, err
-            check_final(err, out, ref)
-            return fired
-        fired += 1
+        target = moment(rng, out, ref, 0.02, 0.5)
+        code, _, err, hit = interrupt(count_args(out), rank, signal.SIGKILL, after=JournalWatch(out).reaches(target))
+        print(f"{label} {i}: kill -9 rank {rank} at {target} journaled units -> exit {code}")
+        assert hit, f"the run ended before {target} units were journaled (exit {code}):\n{err}"
         injected(label)
         assert code != 0
         if out.exists():   # a killed run never leaves a broken file at OUT
             assert readable_result(out)["status"] == "partial"
     finish_and_compare(count_args(out), out, ref)
-    return fired
 
 
 def test_kill_9_of_a_worker_at_random_moments_then_reruns_give_the_uninterrupted_result(workdir, rng, count_ref):
-    ref, t_ref = count_ref
+    ref, _ = count_ref
     out = workdir / "w.h5"
-    assert kill_chain(rng, out, ref, t_ref, 4, lambda: rng.choice([1, 2]), "kill -9 worker") >= 3
+    kill_chain(rng, out, ref, 4, lambda: rng.choice([1, 2]), "kill -9 worker")
 
 
 def test_kill_9_of_the_master_at_random_moments_then_reruns_give_the_uninterrupted_result(workdir, rng, count_ref):
-    ref, t_ref = count_ref
+    ref, _ = count_ref
     out = workdir / "m.h5"
-    assert kill_chain(rng, out, ref, t_ref, 4, lambda: 0, "kill -9 master") >= 3
+    kill_chain(rng, out, ref, 4, lambda: 0, "kill -9 master")
 
 
 def test_stop_signals_at_random_moments_always_give_a_partial_file_and_exit_75(workdir, rng, count_ref):
-    ref, t_ref = count_ref
+    ref, _ = count_ref
     out = workdir / "s.h5"
     done_before = 0
     for i in range(4):
         sig = rng.choice([signal.SIGTERM, signal.SIGUSR1])
         # The first one during start-up (MPI_Init), the others anywhere in the remaining work.
-        delay = 0.25 if i == 0 else rng.uniform(0.02, 0.6) * t_ref * remaining_fraction(out, ref)
-        code, stdout, err, hit = interrupt(count_args(out), 0, sig, delay)
-        print(f"signal {i}: {sig.name} at {delay:.2f} s -> exit {code}")
+        if i == 0:
+            when, after = "0.25 s after the start", None
+        else:
+            target = moment(rng, out, ref, 0.02, 0.6)
+            when, after = f"{target} journaled units", JournalWatch(out).reaches(target)
+        code, stdout, err, hit = interrupt(count_args(out), 0, sig, 0.25 if i == 0 else 0.0, after=after)
+        print(f"signal {i}: {sig.name} at {when} -> exit {code}")
         assert hit, "the job finished before the signal: the moments are too late for this machine"
         injected(sig.name + " to the master")
         assert code == EXIT["interrupted"], err
@@ -138,15 +136,15 @@ def test_stop_signals_at_random_moments_always_give_a_partial_file_and_exit_75(w
     finish_and_compare(count_args(out), out, ref)
 
 
-def kill_master_when_writing(args, out, rng, sigterm_after=None):
+def kill_master_when_writing(args, out, rng, sigterm_at=None):
     """Starts the job and kills the master with -9 while the result file is being written (the
-    temporary file OUT.tmp-* exists); with sigterm_after, a SIGTERM first asks for a partial file.
-    Returns the stderr."""
+    temporary file OUT.tmp-* exists); with sigterm_at (a journal unit count), a SIGTERM at that
+    moment first asks for a partial file. Returns the stderr."""
     proc = start(args, ranks=3)
     try:
         master = pid_of_rank(proc, 0)
-        if sigterm_after is not None:
-            time.sleep(sigterm_after)
+        if sigterm_at is not None:
+            assert wait_until(JournalWatch(out).reaches(sigterm_at), 300, proc, step=0.005), "the job ended early"
             os.kill(master, signal.SIGTERM)
         assert wait_until(lambda: temp_files(out), 300, proc, step=0.002), "no temporary file seen"
         time.sleep(rng.uniform(0, 0.15))
@@ -163,14 +161,15 @@ def kill_master_when_writing(args, out, rng, sigterm_after=None):
 
 
 def test_kill_9_of_the_master_while_it_writes_the_result_file(workdir, rng, boards_ref):
-    ref, t_ref = boards_ref
+    ref, _ = boards_ref
     out = workdir / "b.h5"
     # 1. SIGTERM, then kill -9 during the partial file's write: there was no file, there is none.
-    kill_master_when_writing(boards_args(out), out, rng, sigterm_after=rng.uniform(0.3, 0.5) * t_ref)
+    kill_master_when_writing(boards_args(out), out, rng, sigterm_at=moment(rng, out, ref, 0.1, 0.4))
     assert not out.exists() and temp_files(out)   # only the dead writer's temporary file
     assert len(Journal(journal_of(out)).records) > 0
     # 2. SIGTERM at a random moment: a partial file.
-    code, _, err, hit = interrupt(boards_args(out), 0, signal.SIGTERM, rng.uniform(0.1, 0.3) * t_ref)
+    target = moment(rng, out, ref, 0.1, 0.4)
+    code, _, err, hit = interrupt(boards_args(out), 0, signal.SIGTERM, after=JournalWatch(out).reaches(target))
     assert hit and code == EXIT["interrupted"], err
     injected("SIGTERM to the master")
     assert "removed" in err and ".tmp-" in err   # the dead writer's temporary file is cleaned up

@@ -23,7 +23,7 @@ def pristine(tmp_path_factory):
     ref = d / "ref.h5"
     run(args(ref), check=0)
     out = d / "p.h5"
-    stopped_job(out, N)
+    stopped_job(args(out), out)
     return ref, out
 
 
