@@ -3,6 +3,7 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include "app/exit_codes.h"
@@ -20,9 +21,16 @@ namespace nq::app {
 namespace fs = std::filesystem;
 namespace {
 
-// At least this many units by default: enough for ~150 threads at 64 units each, and it
-// depends on N only, so a rerun on another number of ranks resumes the same plan.
-constexpr std::uint64_t kDefaultMinUnits = 10000;
+// The default plan has at least this many units. It depends on N only, so a rerun on another
+// number of ranks resumes the same plan. 2000 units up to N = 17 (few units: each costs the
+// master a message share, a journal record and a table row, which at N = 16-17 is measurable),
+// then x2.5 per N, about half the tree's growth per N, so units get slowly longer: with the
+// full plan ~1 ms of one core at N = 18, ~50 ms at N = 22, ~1 s at N = 27 (README, capacity).
+std::uint64_t default_min_units(int n) {
+  double units = 2000;
+  for (int k = 18; k <= n; ++k) units *= 2.5;
+  return static_cast<std::uint64_t>(std::min(units, 2e8));
+}
 
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
@@ -133,7 +141,7 @@ proto::JobSpec MasterSession::prepare() {
 
   const auto symmetry = core::symmetry_from_string(c_.symmetry);
   // Small boards need no fine split: at most N - 4 pre-placed rows keeps units meaningful.
-  if (!c_.depth) c_.depth = std::min(core::default_depth(c_.n, kDefaultMinUnits, symmetry), std::max(1, c_.n - 4));
+  if (!c_.depth) c_.depth = std::min(core::default_depth(c_.n, default_min_units(c_.n), symmetry), std::max(1, c_.n - 4));
   plan_.emplace(c_.n, c_.depth, symmetry);
   units_total_ = plan_->size();
   for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);
@@ -288,6 +296,14 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
               << " units, subtotal " << info.total << "\n";
   } else {
     print_count_report(std::cout, r);
+  }
+  if (outcome.batches_received) {   // messages were sent: the master's dispatch figures
+    const double units = static_cast<double>(std::max<std::uint64_t>(1, outcome.units_done));
+    std::cout << std::fixed << std::setprecision(0) << "dispatch " << outcome.units_done << " units in "
+              << outcome.batches_sent << " work batches, " << units / std::max(outcome.seconds, 1e-9)
+              << " units/s; " << std::setprecision(1) << static_cast<double>(outcome.bytes_sent) / units << " + "
+              << static_cast<double>(outcome.bytes_received) / units << " bytes per unit (work + results)\n"
+              << std::defaultfloat;
   }
   std::cout << "layout   " << outcome.ranks << " rank(s), " << outcome.total_threads << " compute thread(s) on " << hosts_ << "\n"
             << "file     " << c_.out << "\n"

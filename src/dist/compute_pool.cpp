@@ -49,6 +49,11 @@ std::vector<proto::ResultBatch> ComputePool::take_completed() {
   return done;
 }
 
+void ComputePool::wait_completed(std::chrono::microseconds timeout) const {
+  std::unique_lock lock(mutex_);
+  completed_cv_.wait_for(lock, timeout, [&] { return stopping_ || !completed_.empty(); });
+}
+
 std::size_t ComputePool::batches_pending() const {
   const std::lock_guard lock(mutex_);
   return open_.size() + completed_.size();
@@ -95,6 +100,7 @@ void ComputePool::work(int thread) {
     if (it->second.results.results.size() == it->second.expected) {
       completed_.push_back(std::move(it->second.results));
       open_.erase(it);
+      completed_cv_.notify_all();
     }
   }
 }

@@ -3,6 +3,7 @@
 // submit/take_completed/stop are thread-safe.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -22,6 +23,8 @@ class ComputePool {
   void submit(const proto::WorkBatch& batch);
   // Batches whose every unit is finished, in completion order.
   std::vector<proto::ResultBatch> take_completed();
+  // Waits until a batch is completed (take_completed has something) or `timeout` passed.
+  void wait_completed(std::chrono::microseconds timeout) const;
   std::size_t batches_pending() const;   // submitted and not yet taken
   int threads() const { return static_cast<int>(threads_.size()); }
   // Threads finish their current unit and exit; queued units are dropped.
@@ -36,6 +39,7 @@ class ComputePool {
   int rank_;
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  mutable std::condition_variable completed_cv_;
   struct Item {
     std::uint64_t batch_id;
     core::WorkUnit unit;

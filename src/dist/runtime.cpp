@@ -15,7 +15,27 @@ namespace nq::dist {
 namespace {
 
 enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4 };
-constexpr auto kIdleSleep = std::chrono::milliseconds(1);
+constexpr auto kIdleSleep = std::chrono::microseconds(1000);
+
+// The pause of a polling loop with nothing to do: 50 us after activity, doubling while idle up
+// to 1 ms. Polling (MPI_Iprobe) costs CPU the compute threads need; sleeping in a blocking
+// receive would spin at 100 % in Open MPI. A rank's queue holds >= kQueuedSeconds of work, far
+// longer than the longest pause.
+class IdlePause {
+ public:
+  std::chrono::microseconds next() {
+    const auto d = pause_;
+    pause_ = std::min(pause_ * 2, kMax);
+    return d;
+  }
+  void reset() { pause_ = kMin; }
+
+ private:
+  static constexpr std::chrono::microseconds kMin{50}, kMax{1000};
+  std::chrono::microseconds pause_ = kMin;
+};
+constexpr double kQueuedSeconds = 0.02;      // estimated work queued per worker thread
+constexpr int kMaxBatchesPerThread = 8;      // in flight per worker thread, at most
 
 void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) {
@@ -154,18 +174,32 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   if (mine > 0) local.emplace(plan, *job, 0, mine);
   else if (master_audits) local.emplace(plan, *job, 0, 1);
   Sender sender;
+  IdlePause pause;
 
-  // Each worker keeps (threads + 1) batches in flight, so none waits for a round trip.
+  // Each worker keeps at least (threads + 1) batches in flight, and more while they hold less
+  // than kQueuedSeconds of estimated work per thread (cheap units), so no thread waits for a
+  // round trip.
   std::vector<int> in_flight(static_cast<std::size_t>(size), 0);
+  auto wants_more = [&](int w, bool audits_only) {
+    if (audits_only) return in_flight[w] < 2;
+    if (threads[w] == 0) return false;
+    if (in_flight[w] < threads[w] + 1) return true;
+    return in_flight[w] < kMaxBatchesPerThread * threads[w] && sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
+  };
   auto feed = [&](int w) {
     const bool audits_only = w == 0 && master_audits;
-    const int slots = audits_only ? 2 : threads[w] + 1;
-    while ((threads[w] > 0 || audits_only) && in_flight[w] < slots) {
+    while (wants_more(w, audits_only)) {
       auto batch = sched.next_batch(w, audits_only);
       if (!batch) return;
       ++in_flight[w];
-      if (w == 0) local->submit(*batch);
-      else sender.send(w, kTagWork, proto::encode(*batch));
+      if (w == 0) {
+        local->submit(*batch);
+        continue;
+      }
+      std::string work = proto::encode(*batch);
+      ++out.batches_sent;
+      out.bytes_sent += work.size();
+      sender.send(w, kTagWork, std::move(work));
     }
   };
   core::Count solutions = 0;
@@ -181,9 +215,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
     for (const auto& line : sched.take_audit_reports()) hooks.on_audit_mismatch(line);
   };
+  const auto t0 = std::chrono::steady_clock::now();
   for (int w = 0; w < size; ++w) feed(w);
 
-  const auto t0 = std::chrono::steady_clock::now();
   double next_report = progress_interval;
   while (!sched.all_done()) {
     if (sched.failure()) {
@@ -196,6 +230,8 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
     bool busy = false;
     while (auto msg = try_receive(MPI_ANY_SOURCE, kTagResult)) {
+      ++out.batches_received;
+      out.bytes_received += msg->second.size();
       handle(msg->first, proto::decode_results(msg->second));
       busy = true;
     }
@@ -212,9 +248,16 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, elapsed});
       next_report = elapsed + progress_interval;
     }
-    if (!busy) std::this_thread::sleep_for(kIdleSleep);
+    if (busy) {
+      pause.reset();
+      continue;
+    }
+    if (local) local->wait_completed(pause.next());
+    else std::this_thread::sleep_for(pause.next());
   }
   if (!out.failure && sched.failure()) out.failure = sched.failure();
+  out.units_done = sched.units_done();
+  out.seconds = seconds_since(t0);
   out.rejected_batches = sched.rejected_batches();
   out.audited_units = sched.audited_units();
   out.audit_mismatches = sched.audit_mismatches();
@@ -248,6 +291,7 @@ void run_worker(const MpiSession& mpi) {
   const core::UnitPlan plan(job.n, job.depth, job.symmetry);
   ComputePool pool(plan, job, mpi.rank(), threads);
   Sender sender;
+  IdlePause pause;
   for (bool running = true; running;) {
     bool busy = false;
     int tag = 0;
@@ -265,7 +309,8 @@ void run_worker(const MpiSession& mpi) {
       busy = true;
     }
     sender.poll();
-    if (!busy) std::this_thread::sleep_for(kIdleSleep);
+    if (busy) pause.reset();
+    else pool.wait_completed(pause.next());   // wakes at once when a batch is done
   }
   pool.stop();
   while (!sender.empty()) {   // the master drains results until we confirm

@@ -61,6 +61,12 @@ struct JobOutcome {
   std::optional<std::string> failure;   // the audit failed (see AuditPolicy): the job is stopped
   std::uint64_t rejected_batches = 0;
   std::uint64_t audited_units = 0, audit_mismatches = 0;
+  // What the master moved (all 0 in a single process, which sends no messages): work batches
+  // sent and result batches received, with their serialized sizes; units done by this run and
+  // the seconds from the first batch to the last result.
+  std::uint64_t batches_sent = 0, batches_received = 0, bytes_sent = 0, bytes_received = 0;
+  std::uint64_t units_done = 0;
+  double seconds = 0;
   int ranks = 1;
   int threads_per_rank = 1;   // compute threads of a worker rank (or of the master alone)
   int total_threads = 1;

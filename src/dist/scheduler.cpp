@@ -98,7 +98,19 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   if (batch.units.empty()) return std::nullopt;
   ++next_batch_id_;
   in_flight_.emplace(batch.batch_id, InFlight{worker, batch.units});
+  units_out_[worker] += batch.units.size();
   return batch;
+}
+
+void Scheduler::land(std::map<std::uint64_t, InFlight>::iterator it) {
+  units_out_[it->second.worker] -= it->second.units.size();
+  in_flight_.erase(it);
+}
+
+double Scheduler::seconds_in_flight(int worker) const {
+  const auto it = units_out_.find(worker);
+  if (it == units_out_.end() || !units_timed_) return 0;
+  return static_cast<double>(it->second) * unit_seconds_ / static_cast<double>(units_timed_);
 }
 
 void Scheduler::check(const InFlight& batch, const proto::ResultBatch& results,
@@ -186,10 +198,12 @@ std::vector<core::WorkUnit> Scheduler::accept(int worker, proto::ResultBatch& re
   } catch (const ResultError&) {
     ++rejected_;
     for (const auto& u : it->second.units) requeue(u);
-    in_flight_.erase(it);
+    land(it);
     throw;
   }
-  in_flight_.erase(it);
+  land(it);
+  for (const auto& r : results.results) unit_seconds_ += std::max(0.0, r.seconds);
+  units_timed_ += results.results.size();
   std::vector<core::WorkUnit> kept_units;
   std::vector<proto::UnitResult> kept;
   kept_units.reserve(ordered.size());
@@ -210,7 +224,7 @@ void Scheduler::worker_lost(int worker) {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
     if (it->second.worker == worker) {
       for (const auto& u : it->second.units) requeue(u);
-      it = in_flight_.erase(it);
+      land(it++);
     } else {
       ++it;
     }

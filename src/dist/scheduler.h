@@ -68,6 +68,9 @@ class Scheduler {
   bool all_done() const {
     return exhausted_ && retry_.empty() && in_flight_.empty() && audit_queue_.empty();
   }
+  // The estimated compute time of the units in flight at `worker`: its unit count times the
+  // mean seconds per unit of the results so far (0 before the first result).
+  double seconds_in_flight(int worker) const;
   std::uint64_t units_to_do() const { return units_to_do_; }
   std::uint64_t units_done() const { return units_done_; }
   std::uint64_t rejected_batches() const { return rejected_; }
@@ -93,6 +96,7 @@ class Scheduler {
     int rounds = 0;            // disagreeing rounds so far
   };
   bool take_unit(core::WorkUnit& u);
+  void land(std::map<std::uint64_t, InFlight>::iterator it);   // the batch leaves the in-flight set
   void requeue(const core::WorkUnit& u);
   bool audit(int worker, const proto::UnitResult& r, const core::WorkUnit& u);
   void check(const InFlight& batch, const proto::ResultBatch& results,
@@ -104,6 +108,9 @@ class Scheduler {
   bool exhausted_ = false;
   std::deque<core::WorkUnit> retry_;
   std::map<std::uint64_t, InFlight> in_flight_;
+  std::unordered_map<int, std::uint64_t> units_out_;   // units in flight per worker
+  double unit_seconds_ = 0;                             // summed over checked results
+  std::uint64_t units_timed_ = 0;
   std::uint64_t next_batch_id_ = 1;
   std::uint64_t units_to_do_;
   std::uint64_t units_issued_ = 0;

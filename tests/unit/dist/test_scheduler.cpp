@@ -141,6 +141,22 @@ TEST(Scheduler, LostWorkersUnitsAreHandedOutAgain) {
   EXPECT_EQ(again.units.front().id, lost.units.front().id);
 }
 
+TEST(Scheduler, EstimatesTheWorkInFlightPerWorkerFromTheResultsSeconds) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 4);
+  const auto a = *sched.next_batch(1), b = *sched.next_batch(1), c = *sched.next_batch(2);
+  EXPECT_EQ(sched.seconds_in_flight(1), 0.0);   // no result yet: no estimate
+  auto rb = answer(plan, a);
+  for (auto& r : rb.results) r.seconds = 0.5;    // seconds are not in the checksum
+  give(sched, 1, rb);
+  // 0.5 s per unit so far; worker 1 still holds b, worker 2 holds c, worker 3 nothing.
+  EXPECT_DOUBLE_EQ(sched.seconds_in_flight(1), 0.5 * static_cast<double>(b.units.size()));
+  EXPECT_DOUBLE_EQ(sched.seconds_in_flight(2), 0.5 * static_cast<double>(c.units.size()));
+  EXPECT_EQ(sched.seconds_in_flight(3), 0.0);
+  sched.worker_lost(2);
+  EXPECT_EQ(sched.seconds_in_flight(2), 0.0);
+}
+
 // ------------------------------------------------------------------------------------ audit --
 
 namespace {
