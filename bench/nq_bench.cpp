@@ -36,16 +36,20 @@ struct Options {
   int depth = 0;              // 0: core::default_depth(n, 64 * threads, symmetry), as `nqueens count`
   bool ref_nodes = false;
   bool scalar = false;        // --kernel scalar: our counting path without the vector kernel
+  bool plans = false;         // --plans: print the default `nqueens run` plans, time nothing
 };
 
 constexpr const char* kUsage =
     "usage: nq_bench --n 16,17 [--threads 1,2] [--reps 3] [--symmetry full|mirror|none]\n"
     "                [--depth D] [--kernel auto|scalar] [--ref-nodes]\n"
+    "       nq_bench --plans --n 18,19,20 [--symmetry full]\n"
     "  Times UnitPlan + count_plan (the `nqueens count` path) against the plain mirror-only\n"
     "  recursive reference kernel on the same N; prints median seconds, nodes and the ratio\n"
     "  ours/reference, and checks both totals against the published table.\n"
     "  --kernel     auto: the vector kernel where the CPU has AVX-512; scalar: never\n"
-    "  --ref-nodes  also count the reference's nodes (one extra, untimed reference run)\n";
+    "  --ref-nodes  also count the reference's nodes (one extra, untimed reference run)\n"
+    "  --plans      only print the default plan of `nqueens run` per N (depth, units); used by\n"
+    "               bench/capacity.py\n";
 
 std::vector<int> parse_list(const std::string& s, const char* what) {
   std::vector<int> out;
@@ -80,6 +84,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--symmetry") o.symmetry = core::symmetry_from_string(value());
     else if (a == "--depth") o.depth = parse_list(value(), "depth").at(0);
     else if (a == "--ref-nodes") o.ref_nodes = true;
+    else if (a == "--plans") o.plans = true;
     else if (a == "--kernel") {
       const std::string k = value();
       if (k != "auto" && k != "scalar") throw std::invalid_argument("unknown kernel '" + k + "'");
@@ -153,6 +158,15 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "nq_bench: " << e.what() << "\n" << kUsage;
     return 2;
+  }
+  if (o.plans) {
+    std::printf("%3s %-8s %5s %12s\n", "N", "symmetry", "depth", "units");
+    for (int n : o.sizes) {
+      const int depth = core::default_run_depth(n, o.symmetry);
+      std::printf("%3d %-8s %5d %12llu\n", n, core::to_string(o.symmetry).c_str(), depth,
+                  static_cast<unsigned long long>(core::UnitPlan(n, depth, o.symmetry).size()));
+    }
+    return 0;
   }
 #if defined(__clang__)
   std::string compiler = "clang " __clang_version__;

@@ -21,17 +21,6 @@ namespace nq::app {
 namespace fs = std::filesystem;
 namespace {
 
-// The default plan has at least this many units. It depends on N only, so a rerun on another
-// number of ranks resumes the same plan. 2000 units up to N = 17 (few units: each costs the
-// master a message share, a journal record and a table row, which at N = 16-17 is measurable),
-// then x2.5 per N, about half the tree's growth per N, so units get slowly longer: with the
-// full plan ~1 ms of one core at N = 18, ~50 ms at N = 22, ~1 s at N = 27 (README, capacity).
-std::uint64_t default_min_units(int n) {
-  double units = 2000;
-  for (int k = 18; k <= n; ++k) units *= 2.5;
-  return static_cast<std::uint64_t>(std::min(units, 2e8));
-}
-
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -140,8 +129,7 @@ proto::JobSpec MasterSession::prepare() {
   if (c_.force) fs::remove(journal_path, ec);
 
   const auto symmetry = core::symmetry_from_string(c_.symmetry);
-  // Small boards need no fine split: at most N - 4 pre-placed rows keeps units meaningful.
-  if (!c_.depth) c_.depth = std::min(core::default_depth(c_.n, default_min_units(c_.n), symmetry), std::max(1, c_.n - 4));
+  if (!c_.depth) c_.depth = core::default_run_depth(c_.n, symmetry);
   plan_.emplace(c_.n, c_.depth, symmetry);
   units_total_ = plan_->size();
   for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);

@@ -312,4 +312,18 @@ int default_depth(int n, std::uint64_t min_units, Symmetry symmetry) {
   return n;
 }
 
+// 2000 units up to N = 17 (few units: each costs the master a message share, a journal record
+// and a table row, which at N = 16-17 is measurable), then x2.5 per N, about a third of the
+// tree's growth per N, so units get slowly longer: with the full plan ~1 ms of one core at
+// N = 18, ~0.1 s at N = 22, ~20 s at N = 27 (README, capacity model).
+std::uint64_t default_run_min_units(int n) {
+  double units = 2000;
+  for (int k = 18; k <= n; ++k) units *= 2.5;
+  return static_cast<std::uint64_t>(std::min(units, 2e8));
+}
+
+int default_run_depth(int n, Symmetry symmetry) {
+  return std::min(default_depth(n, default_run_min_units(n), symmetry), std::max(1, n - 4));
+}
+
 }  // namespace nq::core

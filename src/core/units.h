@@ -126,4 +126,10 @@ class UnitCursor {
 // Smallest depth giving at least `min_units` units (capped at n), for a plan with `symmetry`.
 int default_depth(int n, std::uint64_t min_units, Symmetry symmetry = Symmetry::mirror);
 
+// The distributed job's default plan (`nqueens run` without a depth): at least
+// default_run_min_units(n) units, at most n - 4 pre-placed rows. It depends on N and the
+// symmetry only, so a rerun on another number of ranks resumes the same plan.
+std::uint64_t default_run_min_units(int n);
+int default_run_depth(int n, Symmetry symmetry);
+
 }  // namespace nq::core

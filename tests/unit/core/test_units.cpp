@@ -306,3 +306,20 @@ TEST(Units, FullSymmetryDefaultDepthGivesEnoughUnits) {
   EXPECT_GE(UnitPlan(16, d, Symmetry::full).size(), 20000u);
   EXPECT_EQ(default_depth(4, 1000000, Symmetry::full), 4);
 }
+
+TEST(Units, TheDefaultRunPlanDependsOnNOnlyAndHasEnoughUnits) {
+  for (const auto sym : {Symmetry::mirror, Symmetry::full}) {
+    for (int n = 8; n <= 20; ++n) {
+      const int d = default_run_depth(n, sym);
+      EXPECT_LE(d, std::max(1, n - 4)) << n;
+      if (d < n - 4) {   // not capped: the smallest depth with enough units
+        EXPECT_GE(UnitPlan(n, d, sym).size(), default_run_min_units(n)) << n;
+        if (d > 1) EXPECT_LT(UnitPlan(n, d - 1, sym).size(), default_run_min_units(n)) << n;
+      }
+    }
+  }
+  EXPECT_EQ(default_run_min_units(17), 2000u);
+  EXPECT_EQ(default_run_min_units(19), 12500u);
+  EXPECT_EQ(default_run_depth(17, Symmetry::full), 1);   // 4319 units
+  EXPECT_EQ(default_run_depth(19, Symmetry::full), 2);   // 84270 units
+}
