@@ -59,8 +59,8 @@ def main():
                     help="units/s the master sustains (bench/dispatch.sh)")
     ap.add_argument("--file-bytes-per-unit", type=float, default=40,
                     help="HDF5 bytes per unit, counts mode (measured at N = 19)")
-    ap.add_argument("--journal-bytes-per-unit", type=float, default=96,
-                    help="journal bytes per unit (fixed record size, counts mode)")
+    ap.add_argument("--journal-bytes-per-unit", type=float, default=104,
+                    help="journal bytes per unit (92-byte payload + 12-byte frame, counts mode)")
     ap.add_argument("--master-bytes-per-unit", type=float, default=100,
                     help="master memory per unit of its shard (one UnitRecord, kept for the file)")
     a = ap.parse_args()

@@ -136,10 +136,11 @@ def test_stop_signals_at_random_moments_always_give_a_partial_file_and_exit_75(w
     finish_and_compare(count_args(out), out, ref)
 
 
-def kill_master_when_writing(args, out, rng, sigterm_at=None):
-    """Starts the job and kills the master with -9 while the result file is being written (the
-    temporary file OUT.tmp-* exists); with sigterm_at (a journal unit count), a SIGTERM at that
-    moment first asks for a partial file. Returns the stderr."""
+def kill_master_when_writing(args, out, rng, max_delay, sigterm_at=None):
+    """Starts the job and kills the master with -9 while the result file is being written: a
+    random 0..max_delay seconds after the temporary file OUT.tmp-* appears (the write of a small
+    partial file takes only tens of milliseconds); with sigterm_at (a journal unit count), a
+    SIGTERM at that moment first asks for a partial file. Returns the stderr."""
     proc = start(args, ranks=3)
     try:
         master = pid_of_rank(proc, 0)
@@ -147,7 +148,7 @@ def kill_master_when_writing(args, out, rng, sigterm_at=None):
             assert wait_until(JournalWatch(out).reaches(sigterm_at), 300, proc, step=0.005), "the job ended early"
             os.kill(master, signal.SIGTERM)
         assert wait_until(lambda: temp_files(out), 300, proc, step=0.002), "no temporary file seen"
-        time.sleep(rng.uniform(0, 0.15))
+        time.sleep(rng.uniform(0, max_delay))
         still_writing = bool(temp_files(out))
         os.kill(master, signal.SIGKILL)
         _, err = proc.communicate(timeout=120)
@@ -164,7 +165,7 @@ def test_kill_9_of_the_master_while_it_writes_the_result_file(workdir, rng, boar
     ref, _ = boards_ref
     out = workdir / "b.h5"
     # 1. SIGTERM, then kill -9 during the partial file's write: there was no file, there is none.
-    kill_master_when_writing(boards_args(out), out, rng, sigterm_at=moment(rng, out, ref, 0.1, 0.4))
+    kill_master_when_writing(boards_args(out), out, rng, 0.003, sigterm_at=moment(rng, out, ref, 0.1, 0.4))
     assert not out.exists() and temp_files(out)   # only the dead writer's temporary file
     assert len(Journal(journal_of(out)).records) > 0
     # 2. SIGTERM at a random moment: a partial file.
@@ -178,7 +179,7 @@ def test_kill_9_of_the_master_while_it_writes_the_result_file(workdir, rng, boar
     assert partial["status"] == "partial" and partial["units_done"] > 0
     digest = sha256(out)
     # 3. kill -9 during the final write: OUT is still the previous partial file, byte for byte.
-    kill_master_when_writing(boards_args(out), out, rng)
+    kill_master_when_writing(boards_args(out), out, rng, 0.1)   # the complete file: every board
     assert temp_files(out) and sha256(out) == digest
     assert readable_result(out) == partial
     # 4. The rerun completes with exactly the uninterrupted result.

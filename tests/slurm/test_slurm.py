@@ -62,23 +62,35 @@ def in_queue(job_ids):
     return [l for l in res.stdout.splitlines() if l.strip()]
 
 
+def node_released():
+    """No CPU of the (single) node is allocated to any job."""
+    out = run(["scontrol", "-o", "show", "node"]).stdout
+    return "CPUAlloc=0 " in out
+
+
 def wait_jobs(job_ids, timeout, on_requeued=None):
     """Waits until every job (array jobs: every task) has left the queue for good.
 
     A job that checkpointed and requeued itself sits PENDING with Reason=BeginTime for ~120 s;
-    we start it at once (`scontrol update JobId=X StartTime=now`), after calling on_requeued(rec).
-    Returns the final records of all jobs/tasks."""
+    we call on_requeued(rec) and start it early (`scontrol update JobId=X StartTime=now`), but
+    only once the node has released the previous run (no CPU allocated) and a few seconds have
+    passed: started within a second of its requeue, slurmctld allocates the job before slurmd
+    has finished the old run and kills it ("Killing non-startable batch job: Job credential
+    revoked", exit 1; seen in CI). Returns the final records of all jobs/tasks."""
     deadline = time.monotonic() + timeout
+    seen = {}   # (job, restarts) -> when the requeued job was first seen pending
     bumped = set()
     while True:
         for jid in job_ids:
             for rec in job_records(jid):
                 if rec.get("JobState") == "PENDING" and rec.get("Reason") == "BeginTime":
                     key = (rec["JobId"], rec.get("Restarts"))
-                    if key not in bumped:
-                        bumped.add(key)
+                    if key not in seen:
+                        seen[key] = time.monotonic()
                         if on_requeued:
                             on_requeued(rec)
+                    if key not in bumped and time.monotonic() - seen[key] >= 3 and node_released():
+                        bumped.add(key)
                         run(["scontrol", "update", f"JobId={rec['JobId']}", "StartTime=now"])
         if not in_queue(job_ids):
             recs = [r for jid in job_ids for r in job_records(jid)]
