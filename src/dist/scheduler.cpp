@@ -1,6 +1,7 @@
 #include "dist/scheduler.h"
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace nq::dist {
@@ -108,8 +109,9 @@ void Scheduler::land(std::map<std::uint64_t, InFlight>::iterator it) {
 }
 
 double Scheduler::seconds_in_flight(int worker) const {
+  if (!units_timed_) return std::numeric_limits<double>::infinity();   // no estimate yet
   const auto it = units_out_.find(worker);
-  if (it == units_out_.end() || !units_timed_) return 0;
+  if (it == units_out_.end()) return 0;
   return static_cast<double>(it->second) * unit_seconds_ / static_cast<double>(units_timed_);
 }
 

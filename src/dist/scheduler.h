@@ -69,7 +69,8 @@ class Scheduler {
     return exhausted_ && retry_.empty() && in_flight_.empty() && audit_queue_.empty();
   }
   // The estimated compute time of the units in flight at `worker`: its unit count times the
-  // mean seconds per unit of the results so far (0 before the first result).
+  // mean seconds per unit of the results so far; infinite before the first result (unknown: a
+  // caller topping up queues by this estimate must not flood the first worker it feeds).
   double seconds_in_flight(int worker) const;
   std::uint64_t units_to_do() const { return units_to_do_; }
   std::uint64_t units_done() const { return units_done_; }
