@@ -52,12 +52,12 @@ def main():
     ap.add_argument("--n", default="18,19,20,21,22,23,24,25,26,27")
     ap.add_argument("--ns-per-node", type=float, default=0.79,
                     help="one core's time per search node (nq_bench, N = 18, 1 thread)")
-    ap.add_argument("--nodes", default="16:173577526,17:1189894450,18:8680644158",
+    ap.add_argument("--nodes", default="16:173577526,17:1189894450,18:8680644158,19:66380999795",
                     help="measured search nodes per N (nq_bench 'ours nodes')")
     ap.add_argument("--cores-per-node", type=int, default=64)
-    ap.add_argument("--master-rate", type=float, default=200000,
-                    help="units/s the master sustains (bench/dispatch.sh)")
-    ap.add_argument("--file-bytes-per-unit", type=float, default=40,
+    ap.add_argument("--master-rate", type=float, default=300000,
+                    help="units/s the master sustains (bench/dispatch.sh measured 530k-720k)")
+    ap.add_argument("--file-bytes-per-unit", type=float, default=17,
                     help="HDF5 bytes per unit, counts mode (measured at N = 19)")
     ap.add_argument("--journal-bytes-per-unit", type=float, default=104,
                     help="journal bytes per unit (92-byte payload + 12-byte frame, counts mode)")
@@ -73,7 +73,7 @@ def main():
     growth = (per_sol[ns[-1]] / per_sol[ns[0]]) ** (1 / (ns[-1] - ns[0]))
     sizes = [int(x) for x in a.n.split(",")]
     plans = default_plans(a.bench, sizes)
-    print(f"# {a.ns_per_node} ns/node/core; nodes/solution {per_sol[ns[-1]]:.2f} at N = {ns[-1]}, "
+    print(f"Model constants: {a.ns_per_node} ns/node/core; nodes/solution {per_sol[ns[-1]]:.2f} at N = {ns[-1]}, "
           f"x{growth:.3f} per N; {a.cores_per_node} cores/node; master {a.master_rate:,.0f} units/s")
     scales = [1, 100, 10000]
     head = ["N", "depth", "units", "core-hours", "unit (1 core)", "file", "journal", "master RAM"]
