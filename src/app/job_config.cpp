@@ -56,6 +56,10 @@ void check_interval(double v, const char* flag, double hi) {
     throw Failure(kUsage, std::string(flag) + " must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
 }
 
+// The audit share: the one rule for the key and the flag.
+bool valid_audit(double v) { return v >= 0 && v <= 1; }
+constexpr const char* kAuditRule = "must be a number from 0 to 1 (the share of units computed twice)";
+
 }  // namespace
 
 std::pair<int, int> parse_shard(const std::string& s) {
@@ -96,7 +100,7 @@ JobConfig read_job_file(const std::string& path) {
     else if (key == "checkpoint_interval") c.checkpoint_interval = get_interval(node, where, key, kMaxCheckpointInterval);
     else if (key == "audit") {
       const auto v = node.value<double>();
-      if (!v || !(*v >= 0 && *v <= 1)) bad(where, "key 'audit' must be a number from 0 to 1 (the share of units computed twice)");
+      if (!v || !valid_audit(*v)) bad(where, std::string("key 'audit' ") + kAuditRule);
       c.audit = *v;
     } else if (key == "shard") std::tie(c.shard_index, c.shard_count) = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""));
     else if (key == "time_limit") c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
@@ -120,8 +124,7 @@ void finalize_config(JobConfig& c) {
                               " would need petabytes (use count mode, or N <= 20)");
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
-  if (!(c.audit >= 0 && c.audit <= 1))
-    throw Failure(kUsage, "--audit must be a number from 0 to 1 (the share of units computed twice)");
+  if (!valid_audit(c.audit)) throw Failure(kUsage, std::string("--audit ") + kAuditRule);
   if (c.out.empty())
     c.out = "results/nqueens-n" + std::to_string(c.n) + "-" + c.mode +
             (c.shard_count > 1 ? "-shard" + std::to_string(c.shard_index) + "of" + std::to_string(c.shard_count) : "") + ".h5";

@@ -144,26 +144,39 @@ def assert_clean_error(p, codes, needle=None, max_lines=2):
 RECORD_MAGIC = 0x4E514A52
 
 
+def _records_start(data):
+    """Offset of the first record, or None while the header is incomplete."""
+    if len(data) < 16 or data[:8] != b"NQJOURNL":
+        return None
+    (k,) = struct.unpack_from("<I", data, 12)
+    return 16 + k + 4
+
+
+def _records(data, off):
+    """(offset, payload length, end) of each whole record with a valid CRC from `off` on,
+    stopping at the first that is cut short or damaged (the torn tail the binary drops)."""
+    while off + 12 <= len(data):
+        magic, plen = struct.unpack_from("<II", data, off)
+        end = off + 8 + plen + 4
+        if magic != RECORD_MAGIC or end > len(data):
+            return
+        if zlib.crc32(data[off + 8:off + 8 + plen]) != struct.unpack_from("<I", data, off + 8 + plen)[0]:
+            return
+        yield off, plen, end
+        off = end
+
+
 class Journal:
     def __init__(self, path):
         self.path = Path(path)
         self.data = bytearray(self.path.read_bytes())
-        assert self.data[:8] == b"NQJOURNL"
-        (k,) = struct.unpack_from("<I", self.data, 12)
-        self.data_start = 16 + k + 4
+        self.data_start = _records_start(self.data)
+        assert self.data_start is not None, "not a journal"
         self.records = []   # (offset, payload length)
-        off = self.data_start
-        while off + 12 <= len(self.data):
-            magic, plen = struct.unpack_from("<II", self.data, off)
-            end = off + 8 + plen + 4
-            if magic != RECORD_MAGIC or end > len(self.data):
-                break
-            payload = bytes(self.data[off + 8:off + 8 + plen])
-            if zlib.crc32(payload) != struct.unpack_from("<I", self.data, off + 8 + plen)[0]:
-                break
+        self.valid_end = self.data_start
+        for off, plen, end in _records(self.data, self.data_start):
             self.records.append((off, plen))
-            off = end
-        self.valid_end = off
+            self.valid_end = end
 
     def unit(self, i):
         off, _ = self.records[i]
@@ -197,19 +210,12 @@ class JournalWatch:
         except FileNotFoundError:
             return 0
         if self.offset is None:
-            if len(data) < 16 or data[:8] != b"NQJOURNL":
+            self.offset = _records_start(data)
+            if self.offset is None:
                 return 0
-            (k,) = struct.unpack_from("<I", data, 12)
-            self.offset = 16 + k + 4
-        off = self.offset
-        while off + 12 <= len(data):
-            magic, plen = struct.unpack_from("<II", data, off)
-            end = off + 8 + plen + 4
-            if magic != RECORD_MAGIC or end > len(data):
-                break
+        for off, _, end in _records(data, self.offset):
             self.ids.add(struct.unpack_from("<Q", data, off + 8)[0])
-            off = end
-        self.offset = off
+            self.offset = end
         return len(self.ids)
 
     def reaches(self, target):

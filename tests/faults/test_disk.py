@@ -133,10 +133,15 @@ def test_file_size_limit_mid_run_is_an_io_error_not_a_silent_death(workdir, rng,
 NOBODY = 65534
 
 
-def as_user(uid, a, timeout=300):
+def user_command(uid, a):
+    """nqueens with arguments `a` as user `uid`, and its environment."""
     cmd = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", BIN] + [str(x) for x in a]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, HOME="/tmp", ASAN_OPTIONS="detect_leaks=0"))
+    return cmd, dict(os.environ, HOME="/tmp", ASAN_OPTIONS="detect_leaks=0")
+
+
+def as_user(uid, a, timeout=300):
+    cmd, env = user_command(uid, a)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture
@@ -158,9 +163,9 @@ def nobodys_dir():
 
 def test_output_directory_made_read_only_mid_run_is_an_io_error_and_the_rerun_resumes(nobodys_dir, reference):
     out = nobodys_dir / "p.h5"
-    cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", BIN] + [str(x) for x in args(out)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, HOME="/tmp", ASAN_OPTIONS="detect_leaks=0"), start_new_session=True)
+    cmd, env = user_command(NOBODY, args(out))
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
     try:
         assert wait_until(lambda: journal_of(out).exists(), 60, proc)
         nobodys_dir.chmod(0o555)   # the open journal still takes appends; no new file can be made
