@@ -117,7 +117,9 @@ def test_file_size_limit_mid_run_is_an_io_error_not_a_silent_death(workdir, rng,
     try:
         master = pid_of_rank(proc, 0)
         assert wait_until(lambda: journal_of(out).exists(), 60, proc)
-        limit = journal_of(out).stat().st_size + rng.randrange(100_000, 2_000_000)
+        # below the finished journal's size, so the limit is always hit, whatever the run's speed
+        final = journal_bytes(reference)
+        limit = rng.randrange(min(journal_of(out).stat().st_size + 4096, final // 2), final * 9 // 10)
         subprocess.run(["prlimit", "--pid", str(master), f"--fsize={limit}"], check=True)
         _, err = proc.communicate(timeout=300)
     except BaseException:
