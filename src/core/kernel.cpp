@@ -173,20 +173,20 @@ NQ_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable&
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   const int m = s.levels;
   auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
-  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32], t_last[32];
+  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32];
   for (int d = 0; d < 32; ++d) {   // for a node of level d:
     t_blk0[d] = blk(d);                                // its own row
     t_blk1[d] = blk(d + 1);                            // its children's row
     t_blk2[d] = blk(d + 2);                            // the lookahead row
     t_gap[d] = d + 1 < m ? s.gap[d] : 1u;              // rows to the children's row
     t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;         // and on to the lookahead row
-    t_last[d] = d + 2 == m ? ~0u : 0u;                 // children in the last level: solutions
   }
   auto table = [](const std::uint32_t* t) {
     return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
   };
   const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
-                   gap = table(t_gap), gap1 = table(t_gap1), last = table(t_last);
+                   gap = table(t_gap), gap1 = table(t_gap1);
+  const __m512i last_parent = _mm512_set1_epi32(m - 2);   // its children are in the last level
 
   alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
@@ -224,8 +224,7 @@ NQ_UNROLL
       // The children's row: some square free?
       const __m512i occ1 = _mm512_ternarylogic_epi32(nl, nr, lookup(blk1, LV[h]), 0xFE);
       const __mmask16 alive = _mm512_mask_cmpneq_epi32_mask(tried, _mm512_or_si512(occ1, nc), ones);
-      const __m512i is_last = lookup(last, LV[h]);
-      const __mmask16 final_level = _mm512_test_epi32_mask(is_last, is_last);
+      const __mmask16 final_level = _mm512_cmpeq_epi32_mask(LV[h], last_parent);
       solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(alive & final_level)));
       // The row after it, given the queens so far (lookahead).
       const __m512i g1 = lookup(gap1, LV[h]);
