@@ -55,16 +55,21 @@ def test_kill_9_of_a_rank_then_rerun_gives_the_uninterrupted_result(workdir, ref
 
 
 def test_boards_mode_resume_gives_the_same_board_set(workdir):
+    # N = 14: a ~5 MB journal, so the kill at 100 KB lands mid-run (N = 13's whole run took 0.3 s
+    # on a CI machine and finished before the kill)
+    n = 14
     ref = workdir / "ref.h5"
-    run(["run", "--n", 13, "--depth", 4, "--mode", "boards", "--out", ref], ranks=2, check=0)
+    run(["run", "--n", n, "--depth", 4, "--mode", "boards", "--out", ref], ranks=2, check=0)
     out = workdir / "b.h5"
-    cmd = ["run", "--n", 13, "--depth", 4, "--mode", "boards", "--out", out]
+    cmd = ["run", "--n", n, "--depth", 4, "--mode", "boards", "--out", out]
     proc = start(cmd, ranks=3)
-    wait_for_journal_records(Path(str(out) + ".journal"), 100_000, proc)
+    wait_for_journal_records(Path(str(out) + ".journal"), 100_000, proc, step=0.005)
     os.kill(pid_of_rank(proc, 0), signal.SIGKILL)
     proc.communicate(timeout=120)
-    run(cmd, ranks=3, check=0)
-    assert attrs(out)["total"] == KNOWN[13]["total"]
+    assert not out.exists()   # killed before its result file
+    p = run(cmd, ranks=3, check=0)
+    assert "resuming" in p.stderr, p.stderr
+    assert attrs(out)["total"] == KNOWN[n]["total"]
     assert board_set(out) == board_set(ref)
 
 

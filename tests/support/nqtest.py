@@ -66,15 +66,16 @@ def start(args, ranks=None, extra_env=None):
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def wait_for_journal_records(journal: Path, min_bytes: int, proc, timeout=120):
-    """Waits until the journal has grown past `min_bytes` (units are being finished)."""
+def wait_for_journal_records(journal: Path, min_bytes: int, proc, timeout=120, step=0.05):
+    """Waits until the journal has grown past `min_bytes` (units are being finished), looking
+    every `step` seconds."""
     deadline = time.time() + timeout
     while time.time() < deadline:
         if journal.exists() and journal.stat().st_size > min_bytes:
             return
         if proc.poll() is not None:
             raise AssertionError(f"nqueens ended early ({proc.returncode}): {proc.stderr.read()}")
-        time.sleep(0.05)
+        time.sleep(step)
     raise AssertionError("journal did not grow")
 
 
