@@ -10,14 +10,12 @@
 # Usage: bench/dispatch.sh [LAYOUTS="2x1 3x1 5x1 9x1 2x2"] [N=14] [DEPTH=10]
 #        (ranks x threads per worker rank; build first: scripts/build.sh release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/common.sh"
 layouts=${1:-"2x1 3x1 5x1 9x1 2x2"}
 n=${2:-14}
 depth=${3:-10}
 bin=build/release/src/app/nqueens
 source scripts/mpi-env.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 job=(run --n "$n" --depth "$depth" --symmetry mirror --progress-interval 3600 --force)
 
 field() { awk -v k="$1" '$1 == k {print $2}'; }

@@ -8,13 +8,11 @@
 #            the journal, the HDF5 file and the Burnside search.
 # Usage: bench/layouts.sh [N=17] [REPS=3]   (build first: scripts/build.sh release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/common.sh"
 n=${1:-17}
 reps=${2:-3}
 bin=build/release/src/app/nqueens
 source scripts/mpi-env.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 declare -A job wall
 run_variant() {   # name, command...
   local name=$1
@@ -32,7 +30,6 @@ for ((r = 0; r < reps; r++)); do
   run_variant mpi_n3 mpirun -n 3 "$bin" run --n "$n" --symmetry full --out "$tmp/b.h5" --force --threads 1
   run_variant single "$bin" run --n "$n" --symmetry full --out "$tmp/c.h5" --force
 done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 job0=$(echo "${job[count]}" | median)
 wall0=$(echo "${wall[count]}" | median)
 printf '%-36s %8s %10s %8s %10s\n' "variant (N=$n, $reps reps, medians)" "job s" "count/job" "wall s" "count/wall"

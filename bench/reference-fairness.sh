@@ -6,11 +6,9 @@
 # textbook build is faster and the bench ratios flatter ours by that factor.
 # Usage: bench/reference-fairness.sh [N=16] [REPS=3]   (build first: scripts/build.sh release)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/common.sh"
 n=${1:-16}
 reps=${2:-3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 gcc -O3 -o "$tmp/textbook-gcc" bench/textbook.c
 clang -O3 -o "$tmp/textbook-clang" bench/textbook.c
 declare -A secs
@@ -24,7 +22,6 @@ for ((r = 0; r < reps; r++)); do
     secs[textbook-$cc]+="$s "
   done
 done
-median() { tr ' ' '\n' | grep . | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 ref=$(median <<<"${secs[reference]}")
 printf '%-34s %9s %10s\n' "kernel (N=$n, $reps reps, medians)" seconds "vs ref"
 printf '%-34s %9.3f %10.3f\n' "nq_bench reference (clang -O3)" "$ref" 1
