@@ -101,7 +101,7 @@ Options parse(int argc, char** argv) {
     if (n > core::kMaxN) throw std::invalid_argument("N " + std::to_string(n) + " exceeds 32");
   if (o.threads.empty()) {
     o.threads = {1};
-    if (core::hardware_threads() > 1) o.threads.push_back(core::hardware_threads());
+    if (core::usable_cpus() > 1) o.threads.push_back(core::usable_cpus());
   }
   return o;
 }
@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   std::printf("nq_bench: %s; kernel %s; %d hardware threads; %d reps, median\n", compiler.c_str(),
               o.scalar ? "scalar (--kernel scalar)"
               : core::vector_kernel_available() ? "AVX-512 vector" : "scalar (no AVX-512)",
-              core::hardware_threads(), o.reps);
+              core::usable_cpus(), o.reps);
   std::printf("%3s %3s %-8s %5s %7s %9s %9s %7s %14s %14s %14s %s\n", "N", "thr", "symmetry",
               "depth", "units", "ours[s]", "ref[s]", "ratio", "ours nodes", "ref nodes", "total",
               "check");

@@ -74,7 +74,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
   cmd->add_flag("--quiet", o->quiet, "no progress line");
   cmd->callback([o, &run] {
     run = [o] {
-      const int threads = o->threads ? o->threads : core::hardware_threads();
+      const int threads = o->threads ? o->threads : core::usable_cpus();
       if (o->depth > o->n)
         throw Failure(kUsage, "--depth " + std::to_string(o->depth) + " exceeds N = " +
                                   std::to_string(o->n));

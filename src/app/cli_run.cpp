@@ -66,7 +66,13 @@ void add_run_command(CLI::App& cli, Runner& run) {
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();
       const dist::MpiSession mpi;
-      return run_job(std::move(c), mpi);
+      try {
+        return run_job(std::move(c), mpi);
+      } catch (...) {
+        if (mpi.size() == 1) throw;
+        // The other ranks wait for this one: end them all, or the job hangs until its limit.
+        mpi.abort(report_current_exception("rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": "));
+      }
     };
   });
 }

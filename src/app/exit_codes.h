@@ -13,6 +13,7 @@ enum ExitCode : int {
   kIoError = 4,        // cannot write the output (disk full, permission, path is a directory)
   kRefused = 5,        // resume with other parameters, or would overwrite a complete result
   kVerifyFailed = 6,   // a count contradicts the published table or an integrity check
+  kRankFailed = 7,     // a rank failed or stopped answering: the job was ended, finished units kept
   kInterrupted = 75,   // SIGTERM/SIGUSR1: partial file written, rerun the same command
 };
 
@@ -25,5 +26,9 @@ class Failure : public std::runtime_error {
  private:
   ExitCode code_;
 };
+
+// Inside a catch block: prints the current exception as one line on stderr ("nqueens: error:
+// <where><what>", plus a hint for some kinds) and returns its exit code.
+int report_current_exception(const std::string& where = {});
 
 }  // namespace nq::app

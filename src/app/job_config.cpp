@@ -128,7 +128,7 @@ void finalize_config(JobConfig& c) {
   if (c.out.empty())
     c.out = "results/nqueens-n" + std::to_string(c.n) + "-" + c.mode +
             (c.shard_count > 1 ? "-shard" + std::to_string(c.shard_index) + "of" + std::to_string(c.shard_count) : "") + ".h5";
-  if (c.symmetry.empty()) c.symmetry = "mirror";
+  if (c.symmetry.empty()) c.symmetry = "full";
 }
 
 }  // namespace nq::app

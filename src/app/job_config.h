@@ -13,7 +13,7 @@ struct JobConfig {
   int depth = 0;                    // 0: chosen from N (see default_run_depth)
   int threads = 0;                  // per worker rank; 0: the node's cores shared by its ranks
   std::string boards = "all";       // boards mode: all | class
-  std::string symmetry;             // "": mirror (boards) / the fastest exact reduction (count)
+  std::string symmetry;             // none | mirror | full; "": full (the whole symmetry group, ~1/8 of the tree)
   double progress_interval = 5.0;   // seconds between progress lines
   double checkpoint_interval = 2.0; // seconds between journal syncs (fsync): work lost to a crash
   double audit = 1.0 / 64;          // share of units computed twice, on two workers (0..1)

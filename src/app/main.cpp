@@ -7,8 +7,6 @@
 #include "app/exit_codes.h"
 #include "core/symmetry.h"
 #include "core/types.h"
-#include "proto/messages.h"
-#include "store/errors.h"
 #include "core/version.h"
 
 namespace nq::app {
@@ -76,31 +74,7 @@ int main(int argc, char** argv) {
   }
   try {
     return run();
-  } catch (const Failure& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
-    return e.code();
-  } catch (const nq::store::NotAResultFile& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
-    return kBadInput;
-  } catch (const nq::store::CorruptJournal& e) {
-    std::cerr << "nqueens: error: " << e.what()
-              << "\n(the journal is damaged before its last record: move it away to recompute those units)\n";
-    return kBadInput;
-  } catch (const nq::store::WriteError& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
-    return kIoError;
-  } catch (const nq::store::ParameterMismatch& e) {
-    std::cerr << "nqueens: error: " << e.what()
-              << "\n(the existing journal belongs to a run with other parameters: rerun with those, or pass --force to start over)\n";
-    return kRefused;
-  } catch (const nq::proto::ProtocolError& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
-    return kInternal;
-  } catch (const nq::core::IntegrityError& e) {
-    std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
-    return kVerifyFailed;
-  } catch (const std::exception& e) {
-    std::cerr << "nqueens: internal error: " << e.what() << "\n";
-    return kInternal;
+  } catch (...) {
+    return report_current_exception();
   }
 }

@@ -78,8 +78,10 @@ class MasterSession : public dist::MasterHooks {
   void on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) override;
   void on_rejected(int worker, const std::string& why) override;
   void on_audit_mismatch(const std::string& what) override;
+  void on_worker_lost(int worker, const std::string& why) override;
   void on_progress(const dist::MasterProgress& p) override;
   bool stop_requested() override { return stop_signal_received() || write_failure_; }
+  void on_finished(const dist::JobOutcome& outcome) override;
 
  private:
   void fail_write(const store::WriteError& e) {
@@ -103,6 +105,8 @@ class MasterSession : public dist::MasterHooks {
   std::unique_ptr<ProgressLine> progress_;
   double previous_wall_ = 0;
   std::string start_time_ = utc_now();
+  std::chrono::steady_clock::time_point run_start_;
+  int code_ = kInternal;   // set by on_finished
 };
 
 proto::JobSpec MasterSession::prepare() {
@@ -199,6 +203,15 @@ void MasterSession::on_audit_mismatch(const std::string& what) {
   std::cerr << "nqueens: " << what << "\n";
 }
 
+void MasterSession::on_worker_lost(int worker, const std::string& why) {
+  std::cerr << "nqueens: warning: " << why << " (rank " << worker << " gets work again if it answers)\n";
+}
+
+void MasterSession::on_finished(const dist::JobOutcome& outcome) {
+  progress_.reset();
+  code_ = finish(outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count());
+}
+
 void MasterSession::on_progress(const dist::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
   const std::uint64_t before = units_in_shard_ - p.units_to_do;
@@ -206,13 +219,21 @@ void MasterSession::on_progress(const dist::MasterProgress& p) {
 }
 
 int MasterSession::run(const proto::JobSpec& job) {
-  const auto t0 = std::chrono::steady_clock::now();
+  run_start_ = std::chrono::steady_clock::now();
   const std::uint64_t to_do = units_in_shard_ - records_.size();
   const auto outcome = dist::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
       c_.progress_interval, c_.audit);
-  progress_.reset();
-  return finish(outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (!outcome.unresponsive.empty()) {
+    std::string ranks;
+    for (const int r : outcome.unresponsive) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    std::cerr << "nqueens: rank(s) " << ranks << " did not answer the stop within "
+              << static_cast<int>(dist::kStopWaitSeconds) << " s (hung, stopped or cut off); "
+              << (code_ == kOk ? "the result file is complete; " : "")
+              << "ending the job with MPI_Abort (exit " << code_ << ")\n";
+    mpi_.abort(code_);
+  }
+  return code_;
 }
 
 int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
@@ -263,6 +284,12 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
               << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
     return kIoError;
   }
+  if (outcome.rank_failure) {
+    std::cerr << "nqueens: error: " << *outcome.rank_failure << "\nnqueens: the job was stopped: " << records_.size()
+              << " of " << units_in_shard_ << " units done are kept in " << c_.out << ".journal (partial result in "
+              << c_.out << "); fix the cause and rerun the same command to resume (exit " << kRankFailed << ")\n";
+    return kRankFailed;
+  }
   if (outcome.failure) {
     std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << records_.size() << " of "
               << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
@@ -305,6 +332,9 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
               << "\n";
   if (outcome.rejected_batches)
     std::cout << "note     " << outcome.rejected_batches << " result batch(es) failed the checks and were recomputed\n";
+  if (!outcome.lost_workers.empty())
+    std::cout << "note     " << outcome.lost_workers.size()
+              << " worker rank(s) stopped answering; their batches were computed by the others\n";
   if (integrity_ok && info.matches_known == "no")
     std::cerr << "nqueens: verification failed: total " << info.total << ", unique " << info.unique
               << " differ from the published " << info.known_total << ", " << info.known_unique
@@ -319,11 +349,13 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
 
 int run_job(JobConfig config, const dist::MpiSession& mpi) {
   const std::string hosts = mpi.gather_hosts();   // collective: every rank takes part
+  const auto warnings = mpi.gather_warnings();
   if (mpi.rank() != 0) {
     install_worker_signals();
     dist::run_worker(mpi);
     return kOk;
   }
+  for (const auto& w : warnings) std::cerr << "nqueens: warning: " << w << "\n";
   install_master_signals();
   std::optional<MasterSession> session;
   proto::JobSpec job;
@@ -332,8 +364,8 @@ int run_job(JobConfig config, const dist::MpiSession& mpi) {
     session.emplace(std::move(config), mpi, hosts);
     job = session->prepare();
   } catch (...) {
-    dist::cancel_job(mpi);   // the workers learn there is no job and exit
-    throw;
+    dist::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
+    return report_current_exception();
   }
   return session->run(job);
 }

@@ -7,7 +7,8 @@
 
 namespace nq::app {
 
-// Returns the process exit code (app/exit_codes.h) on every rank.
+// Returns the process exit code (app/exit_codes.h) on every rank. An exception that escapes
+// leaves the job's ranks out of step: the caller must end the job (MpiSession::abort).
 int run_job(JobConfig config, const dist::MpiSession& mpi);
 
 }  // namespace nq::app

@@ -1,4 +1,5 @@
 #include "core/parallel.h"
+#include <sched.h>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -7,7 +8,12 @@
 
 namespace nq::core {
 
-int hardware_threads() {
+int usable_cpus() {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
   const unsigned h = std::thread::hardware_concurrency();
   return h ? static_cast<int>(h) : 1;
 }
@@ -15,7 +21,7 @@ int hardware_threads() {
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress,
                       std::chrono::milliseconds interval) {
   const std::vector<WorkUnit> units = plan.units();
-  if (threads <= 0) threads = hardware_threads();
+  if (threads <= 0) threads = usable_cpus();
   std::atomic<std::size_t> next{0}, done{0};
   std::atomic<Count> total{0}, nodes{0};
   std::atomic<bool> failed{false};

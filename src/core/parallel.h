@@ -21,11 +21,13 @@ struct PlanTotals {
   Count nodes = 0;
 };
 
-// Counts every unit of `plan` on `threads` threads (0 = all hardware threads). Calls
+// Counts every unit of `plan` on `threads` threads (0 = usable_cpus()). Calls
 // `progress` every `interval` while running (if set). Rethrows a worker's exception.
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress = {},
                       std::chrono::milliseconds interval = std::chrono::seconds(2));
 
-int hardware_threads();
+// The CPUs this process may run on: its affinity mask (sched_getaffinity), which a launcher
+// (mpirun's binding, srun --cpus-per-task, taskset) may make smaller than the machine.
+int usable_cpus();
 
 }  // namespace nq::core

@@ -54,6 +54,11 @@ void ComputePool::wait_completed(std::chrono::microseconds timeout) const {
   completed_cv_.wait_for(lock, timeout, [&] { return stopping_ || !completed_.empty(); });
 }
 
+std::optional<std::string> ComputePool::failure() const {
+  const std::lock_guard lock(mutex_);
+  return failure_;
+}
+
 std::size_t ComputePool::batches_pending() const {
   const std::lock_guard lock(mutex_);
   return open_.size() + completed_.size();
@@ -65,6 +70,7 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   r.rank = rank_;
   r.thread = thread;
   r.started = unix_now();
+  inject_unit_fault(u.id, rank_);
   const auto t0 = std::chrono::steady_clock::now();
   core::SearchStats st;
   if (job_.boards) {
@@ -92,7 +98,25 @@ void ComputePool::work(int thread) {
       item = queue_.front();
       queue_.pop_front();
     }
-    proto::UnitResult r = run_unit(item.unit, thread);
+    proto::UnitResult r;
+    try {
+      r = run_unit(item.unit, thread);
+    } catch (...) {
+      std::string what = "an exception of unknown type";
+      try {
+        throw;
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      const std::lock_guard lock(mutex_);
+      if (!failure_) failure_ = "unit " + std::to_string(item.unit.id) + ": " + what;
+      stopping_ = true;
+      queue_.clear();
+      cv_.notify_all();
+      completed_cv_.notify_all();
+      return;
+    }
     const std::lock_guard lock(mutex_);
     if (stopping_) return;
     auto it = open_.find(item.batch_id);

@@ -1,6 +1,7 @@
 // Compute threads of one rank: they take units of submitted batches, run the core solver and
 // hand back whole ResultBatches. No MPI: the rank's main thread moves batches in and out.
-// submit/take_completed/stop are thread-safe.
+// submit/take_completed/failure/stop are thread-safe. A unit that throws stops the pool: its
+// threads take no more units and failure() says which unit failed and why.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -8,6 +9,8 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -27,6 +30,8 @@ class ComputePool {
   void wait_completed(std::chrono::microseconds timeout) const;
   std::size_t batches_pending() const;   // submitted and not yet taken
   int threads() const { return static_cast<int>(threads_.size()); }
+  // "unit U: what" once a unit's computation threw (the first one); the pool then stops.
+  std::optional<std::string> failure() const;
   // Threads finish their current unit and exit; queued units are dropped.
   void stop();
 
@@ -52,6 +57,7 @@ class ComputePool {
   std::map<std::uint64_t, Partial> open_;
   std::vector<proto::ResultBatch> completed_;
   bool stopping_ = false;
+  std::optional<std::string> failure_;
   std::vector<std::thread> threads_;
 };
 

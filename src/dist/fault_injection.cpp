@@ -1,8 +1,11 @@
 #include "dist/fault_injection.h"
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace nq::dist {
 namespace {
@@ -10,6 +13,9 @@ struct Fault {
   std::string kind;
   std::uint64_t unit = 0;
   std::optional<int> rank;
+  bool hits(std::uint64_t id, int on_rank) const {
+    return !kind.empty() && id == unit && (!rank || *rank == on_rank);
+  }
 };
 Fault parse_fault() {
   const char* env = std::getenv("NQUEENS_INJECT_FAULT");
@@ -27,27 +33,53 @@ Fault parse_fault() {
   }
   return f;
 }
+const Fault& fault() {
+  static const Fault f = parse_fault();
+  return f;
+}
+std::atomic<bool> g_done{false};   // the once-per-process kinds struck already
 }  // namespace
 
 void inject_batch_fault(proto::ResultBatch& batch) {
-  static const Fault fault = parse_fault();
-  static std::atomic<bool> done{false};
-  if (fault.kind.empty()) return;
-  const bool always = fault.kind == "wrong-always";
-  if (done && !always) return;
+  const Fault& f = fault();
+  const bool always = f.kind == "wrong-always";
+  if (!always && f.kind != "garble" && f.kind != "wrong" && f.kind != "duplicate") return;
+  if (g_done && !always) return;
   for (auto& r : batch.results) {
-    if (r.id != fault.unit || (fault.rank && r.rank != *fault.rank)) continue;
-    if (!always && done.exchange(true)) return;
-    if (fault.kind == "garble") r.solutions ^= 1;
-    if (fault.kind == "wrong" || always) {
+    if (!f.hits(r.id, r.rank)) continue;
+    if (!always && g_done.exchange(true)) return;
+    if (f.kind == "garble") r.solutions ^= 1;
+    if (f.kind == "wrong" || always) {
       r.solutions += 1;
       r.check = proto::result_check(r);   // a consistent lie: the checksum cannot catch it
     }
-    if (fault.kind == "duplicate") {
+    if (f.kind == "duplicate") {
       batch.results.push_back(r);
       return;
     }
   }
+}
+
+void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded) {
+  const Fault& f = fault();
+  if (f.kind != "undecodable" || g_done) return;
+  for (const auto& r : batch.results)
+    if (f.hits(r.id, r.rank) && !g_done.exchange(true)) {
+      encoded.resize(encoded.size() / 2);
+      return;
+    }
+}
+
+void inject_unit_fault(std::uint64_t unit, int rank) {
+  if (fault().kind == "throw" && fault().hits(unit, rank))
+    throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=throw:" + std::to_string(unit));
+}
+
+void inject_work_fault(const proto::WorkBatch& batch, int rank) {
+  if (fault().kind != "hang") return;
+  for (const auto& u : batch.units)
+    if (fault().hits(u.id, rank) || (fault().rank == rank && u.id >= fault().unit))
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
 }  // namespace nq::dist

@@ -7,12 +7,25 @@
 //                  master's audit, or the final cross-checks, can notice); once per process
 //   wrong-always - like wrong, every time this process computes the unit (a persistently
 //                  faulty node)
-// Unset (the normal case), nothing happens. Called by ComputePool only.
+//   undecodable  - the result message of the unit's batch is cut in half before it is framed,
+//                  so its archive cannot be decoded; once per process
+//   throw        - the compute thread throws when it starts the unit (a bug, a bad node)
+//   hang         - the rank stops answering when it receives the unit (with @RANK: that unit
+//                  or any later one, so the rank is sure to strike): its main thread sleeps for
+//                  ever and sends nothing (a hung node, SIGSTOP, a dead link)
+// Unset (the normal case), nothing happens. Called by ComputePool and the worker loop only.
 #pragma once
+#include <string>
 #include "proto/messages.h"
 
 namespace nq::dist {
 
 void inject_batch_fault(proto::ResultBatch& batch);
+// `encoded` is encode(batch), before framing.
+void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded);
+// Before computing `unit` on `rank`: throws for `throw`.
+void inject_unit_fault(std::uint64_t unit, int rank);
+// A work batch arrived at `rank`: never returns for `hang`.
+void inject_work_fault(const proto::WorkBatch& batch, int rank);
 
 }  // namespace nq::dist

@@ -1,20 +1,29 @@
 #include "dist/runtime.h"
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <chrono>
+#include <iostream>
+#include <limits>
 #include <list>
 #include <set>
 #include <stdexcept>
 #include <thread>
 #include "core/parallel.h"
 #include "dist/compute_pool.h"
+#include "dist/fault_injection.h"
+#include "dist/layout.h"
+#include "proto/frames.h"
 
 namespace nq::dist {
 namespace {
 
-enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4 };
+// kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line.
+enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5 };
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
 
 // The pause of a polling loop with nothing to do: 50 us after activity, doubling while idle up
@@ -57,7 +66,9 @@ void check_mpi(int rc, const char* what) {
 class Sender {
  public:
   void send(int dest, int tag, std::string bytes) {
-    auto& p = pending_.emplace_back(Pending{std::move(bytes), MPI_REQUEST_NULL});
+    if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+      throw std::length_error("dist: a message of " + std::to_string(bytes.size()) + " bytes exceeds MPI's int count");
+    auto& p = pending_.emplace_back(Pending{std::move(bytes), MPI_REQUEST_NULL, dest});
     check_mpi(MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, tag,
                         MPI_COMM_WORLD, &p.request),
               "MPI_Isend");
@@ -65,16 +76,21 @@ class Sender {
   void poll() {
     pending_.remove_if([](Pending& p) {
       int done = 0;
-      MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
+      check_mpi(MPI_Test(&p.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
       return done != 0;
     });
   }
   bool empty() const { return pending_.empty(); }
+  // Sends to `dest` not yet completed (a rank that stopped receiving keeps them pending).
+  bool pending_to(int dest) const {
+    return std::ranges::any_of(pending_, [&](const Pending& p) { return p.dest == dest; });
+  }
 
  private:
   struct Pending {
     std::string bytes;
     MPI_Request request;
+    int dest;
   };
   std::list<Pending> pending_;
 };
@@ -83,10 +99,10 @@ class Sender {
 std::optional<std::pair<int, std::string>> try_receive(int source, int tag, int* tag_out = nullptr) {
   int flag = 0;
   MPI_Status st;
-  MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st);
+  check_mpi(MPI_Iprobe(source, tag, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
   if (!flag) return std::nullopt;
   int count = 0;
-  MPI_Get_count(&st, MPI_BYTE, &count);
+  check_mpi(MPI_Get_count(&st, MPI_BYTE, &count), "MPI_Get_count");
   std::string bytes(static_cast<std::size_t>(count), '\0');
   check_mpi(MPI_Recv(bytes.data(), count, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE),
@@ -97,13 +113,69 @@ std::optional<std::pair<int, std::string>> try_receive(int source, int tag, int*
 
 void broadcast(std::string& bytes, int rank) {
   unsigned long long size = bytes.size();
-  MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+  check_mpi(MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
   if (rank != 0) bytes.resize(size);
-  if (size) MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (size) check_mpi(MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Result messages are cut into parts of at most this many bytes. NQUEENS_MAX_MESSAGE_BYTES
+// (for tests; at least 64) lowers it.
+std::size_t max_message_bytes() {
+  static const std::size_t cap = [] {
+    const char* env = std::getenv("NQUEENS_MAX_MESSAGE_BYTES");
+    const unsigned long long v = env ? std::strtoull(env, nullptr, 10) : 0;
+    return v >= 64 && v < proto::kDefaultMaxMessageBytes ? static_cast<std::size_t>(v) : proto::kDefaultMaxMessageBytes;
+  }();
+  return cap;
+}
+
+// Fixed-size strings gathered to rank 0 (host names, warnings), in rank order.
+std::vector<std::string> gather_strings(const std::string& mine, int rank, int size, std::size_t width) {
+  std::vector<char> buf(width, '\0');
+  std::memcpy(buf.data(), mine.data(), std::min(mine.size(), width - 1));
+  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * width : 0);
+  check_mpi(MPI_Gather(buf.data(), static_cast<int>(width), MPI_CHAR, all.data(), static_cast<int>(width),
+                       MPI_CHAR, 0, MPI_COMM_WORLD),
+            "MPI_Gather");
+  std::vector<std::string> out;
+  for (int r = 0; rank == 0 && r < size; ++r) out.emplace_back(all.data() + static_cast<std::size_t>(r) * width);
+  return out;
+}
+
+CpuSet own_affinity() {
+  CpuSet mask;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int c = 0; c < kMaxCpus && c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) mask.set(c);
+  }
+  if (mask.none())
+    for (int c = 0; c < core::usable_cpus() && c < kMaxCpus; ++c) mask.set(c);
+  return mask;
+}
+
+void set_affinity(const CpuSet& mask) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c = 0; c < kMaxCpus && c < CPU_SETSIZE; ++c)
+    if (mask[c]) CPU_SET(c, &set);
+  sched_setaffinity(0, sizeof set, &set);   // best effort: a refusal keeps the launcher's binding
+}
+
+// The CPUs of this node the job may expect to use: Slurm's allocation here when known, else
+// the node's online CPUs.
+int node_cpus() {
+  if (const char* env = std::getenv("SLURM_CPUS_ON_NODE")) {
+    const int v = std::atoi(env);
+    if (v > 0) return v;
+  }
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : core::usable_cpus();
 }
 
 }  // namespace
@@ -112,34 +184,62 @@ MpiSession::MpiSession() {
   int provided = 0;
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("dist: MPI lacks MPI_THREAD_FUNNELED");
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  // Ranks sharing this node; the master's rank leaves its cores to the workers.
+  check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  check_mpi(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
+  host_.assign(name, static_cast<std::size_t>(len));
+
+  // The ranks sharing this node plan their CPUs together (dist/layout.h).
   MPI_Comm node;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-  int node_size = 1;
-  MPI_Comm_size(node, &node_size);
-  int master_here = rank_ == 0 ? 1 : 0, masters = 0;
-  MPI_Allreduce(&master_here, &masters, 1, MPI_INT, MPI_SUM, node);
-  MPI_Comm_free(&node);
-  const int workers_here = size_ == 1 ? 1 : std::max(1, node_size - masters);
-  default_threads_ = std::max(1, core::hardware_threads() / workers_here);
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int node_rank = 0, node_size = 1;
+  check_mpi(MPI_Comm_rank(node, &node_rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(node, &node_size), "MPI_Comm_size");
+  constexpr int kWords = kMaxCpus / 64 + 1;   // the mask's words, then "is the master"
+  const CpuSet mine = own_affinity();
+  std::vector<unsigned long long> words(kWords, 0), all(static_cast<std::size_t>(kWords) * node_size);
+  for (int c = 0; c < kMaxCpus; ++c)
+    if (mine[c]) words[c / 64] |= 1ULL << (c % 64);
+  words[kWords - 1] = rank_ == 0;
+  check_mpi(MPI_Allgather(words.data(), kWords, MPI_UNSIGNED_LONG_LONG, all.data(), kWords,
+                          MPI_UNSIGNED_LONG_LONG, node),
+            "MPI_Allgather");
+  check_mpi(MPI_Comm_free(&node), "MPI_Comm_free");
+  std::vector<RankCpus> ranks(static_cast<std::size_t>(node_size));
+  for (int r = 0; r < node_size; ++r) {
+    for (int c = 0; c < kMaxCpus; ++c)
+      if (all[static_cast<std::size_t>(r) * kWords + c / 64] >> (c % 64) & 1) ranks[r].mask.set(c);
+    ranks[r].master = all[static_cast<std::size_t>(r) * kWords + kWords - 1] != 0;
+  }
+  const NodeLayout layout = plan_node(ranks, node_cpus());
+  if (layout.masks[node_rank] != mine) set_affinity(layout.masks[node_rank]);
+  default_threads_ = std::max(1, layout.threads[node_rank]);
+  if (node_rank == 0 && layout.warning) warning_ = "on host " + host_ + ": " + *layout.warning;
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
+void MpiSession::abort(int code) const {
+  std::cerr.flush();
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);   // MPI_Abort does not return; this is for the compiler
+}
+
 std::string MpiSession::gather_hosts() const {
-  char name[MPI_MAX_PROCESSOR_NAME] = {};
-  int len = 0;
-  MPI_Get_processor_name(name, &len);
-  std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
-  MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
-             0, MPI_COMM_WORLD);
-  if (rank_ != 0) return {};
   std::set<std::string> hosts;
-  for (int r = 0; r < size_; ++r) hosts.insert(std::string(all.data() + r * MPI_MAX_PROCESSOR_NAME));
+  for (auto& h : gather_strings(host_, rank_, size_, MPI_MAX_PROCESSOR_NAME)) hosts.insert(std::move(h));
   std::string out;
   for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::vector<std::string> MpiSession::gather_warnings() const {
+  std::vector<std::string> out;
+  for (auto& w : gather_strings(warning_, rank_, size_, 1024))
+    if (!w.empty()) out.push_back(std::move(w));
   return out;
 }
 
@@ -150,7 +250,7 @@ void cancel_job(const MpiSession& mpi) {
 
 int MpiSession::max_over_ranks(int value) const {
   int out = value;
-  MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  check_mpi(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
   return out;
 }
 
@@ -164,7 +264,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   const int size = mpi.size();
   const int mine = size == 1 ? (job->threads_per_worker ? job->threads_per_worker : mpi.default_threads()) : 0;
   std::vector<int> threads(static_cast<std::size_t>(size));
-  MPI_Gather(&mine, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  check_mpi(MPI_Gather(&mine, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   JobOutcome out;
   out.ranks = size;
   out.total_threads = std::max(1, std::accumulate(threads.begin(), threads.end(), 0));
@@ -178,28 +278,30 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   audit.workers = size == 1 ? 1 : size - 1 + (master_audits ? 1 : 0);
   Scheduler sched(plan, *job, std::move(skip), units_to_do, out.total_threads,
                   job->boards ? kMaxBoardsBatch : kMaxCountBatch, audit);
+  for (int w = 0; w < size; ++w) sched.set_threads(w, std::max(1, threads[w]));
   std::optional<ComputePool> local;
   if (mine > 0) local.emplace(plan, *job, 0, mine);
   else if (master_audits) local.emplace(plan, *job, 0, 1);
   Sender sender;
   IdlePause pause;
+  std::vector<proto::Reassembler> parts(static_cast<std::size_t>(size));
+  const auto t0 = std::chrono::steady_clock::now();
 
   // Each worker keeps at least (threads + 1) batches in flight, and more while they hold less
   // than kQueuedSeconds of estimated work per thread (cheap units), so no thread waits for a
   // round trip.
-  std::vector<int> in_flight(static_cast<std::size_t>(size), 0);
   auto wants_more = [&](int w, bool audits_only) {
-    if (audits_only) return in_flight[w] < 2;
+    const auto in_flight = static_cast<int>(sched.batches_in_flight(w));
+    if (audits_only) return in_flight < 2;
     if (threads[w] == 0) return false;
-    if (in_flight[w] < threads[w] + 1) return true;
-    return in_flight[w] < kMaxBatchesPerThread * threads[w] && sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
+    if (in_flight < threads[w] + 1) return true;
+    return in_flight < kMaxBatchesPerThread * threads[w] && sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
   };
   auto feed = [&](int w) {
     const bool audits_only = w == 0 && master_audits;
     while (wants_more(w, audits_only)) {
-      auto batch = sched.next_batch(w, audits_only);
+      auto batch = sched.next_batch(w, audits_only, seconds_since(t0));
       if (!batch) return;
-      ++in_flight[w];
       if (w == 0) {
         local->submit(*batch);
         continue;
@@ -212,7 +314,6 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   };
   core::Count solutions = 0;
   auto handle = [&](int w, proto::ResultBatch rb) {
-    --in_flight[w];
     try {
       const auto units = sched.accept(w, rb);   // rb keeps the results accepted now
       for (std::size_t i = 0; i < units.size(); ++i)
@@ -223,10 +324,26 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
     for (const auto& line : sched.take_audit_reports()) hooks.on_audit_mismatch(line);
   };
-  const auto t0 = std::chrono::steady_clock::now();
+  // One result message part from worker w: a whole batch once its last part is in.
+  auto receive_part = [&](int w, const std::string& message) {
+    auto frame = parts[w].feed(message);
+    if (!frame) return;
+    if (frame->error.empty()) {
+      try {
+        handle(w, proto::decode_results(frame->bytes));
+        return;
+      } catch (const proto::ProtocolError& e) {
+        frame->error = "batch " + std::to_string(*frame->batch_id) + ": " + e.what();
+      }
+    }
+    if (frame->batch_id && sched.reject(w, *frame->batch_id))
+      hooks.on_rejected(w, frame->error);
+    else
+      hooks.on_rejected(w, frame->error + " (not traced to a batch in flight: it is handed out again once overdue)");
+  };
   for (int w = 0; w < size; ++w) feed(w);
 
-  double next_report = progress_interval;
+  double next_report = progress_interval, next_stall_check = 0, all_lost_since = -1;
   while (!sched.all_done()) {
     if (sched.failure()) {
       out.failure = sched.failure();
@@ -237,24 +354,60 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       break;
     }
     bool busy = false;
-    while (auto msg = try_receive(MPI_ANY_SOURCE, kTagResult)) {
+    int tag = 0;
+    while (!out.rank_failure) {
+      auto msg = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG, &tag);
+      if (!msg) break;
+      const int w = msg->first;
+      sched.heard_from(w, seconds_since(t0));
+      busy = true;
+      if (tag == kTagFailed) {
+        out.rank_failure = msg->second;
+        break;
+      }
+      if (tag != kTagResult) continue;
       ++out.batches_received;
       out.bytes_received += msg->second.size();
-      handle(msg->first, proto::decode_results(msg->second));
-      busy = true;
+      receive_part(w, msg->second);
     }
-    if (local)
+    if (local) {
       for (auto& rb : local->take_completed()) {
         handle(0, std::move(rb));
         busy = true;
       }
+      if (auto f = local->failure()) out.rank_failure = "rank 0 on host " + mpi.host() + ": " + *f;
+    }
+    if (out.rank_failure) break;
+    const double now = seconds_since(t0);
+    if (size > 1 && now >= next_stall_check) {
+      next_stall_check = now + 0.1;
+      for (const int w : sched.stalled(now, kStallSeconds, kStallFactor)) {
+        if (w == 0) continue;   // the master's own audit thread is not a remote rank
+        sched.worker_lost(w);
+        if (std::ranges::find(out.lost_workers, w) == out.lost_workers.end()) out.lost_workers.push_back(w);
+        hooks.on_worker_lost(w, "rank " + std::to_string(w) + " has not answered for over " +
+                                    std::to_string(static_cast<int>(kStallSeconds)) +
+                                    " s with work overdue; its batches are handed to the other workers");
+        busy = true;
+      }
+      bool any_live = false;
+      for (int w = 1; w < size; ++w) any_live = any_live || !sched.lost(w);
+      if (any_live) {
+        all_lost_since = -1;
+      } else if (all_lost_since < 0) {
+        all_lost_since = now;
+      } else if (now - all_lost_since > kNoWorkerSeconds) {
+        out.rank_failure = "no worker rank has answered for " + std::to_string(static_cast<int>(now - all_lost_since + kStallSeconds)) +
+                           " s (hung, stopped or cut off)";
+        break;
+      }
+    }
     if (busy)
       for (int w = 0; w < size; ++w) feed(w);   // refill, including units put back after a rejection
     sender.poll();
-    const double elapsed = seconds_since(t0);
-    if (elapsed >= next_report) {
-      hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, elapsed});
-      next_report = elapsed + progress_interval;
+    if (now >= next_report) {
+      hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, now});
+      next_report = now + progress_interval;
     }
     if (busy) {
       pause.reset();
@@ -270,21 +423,33 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.audited_units = sched.audited_units();
   out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, seconds_since(t0)});
-
-  // Stop the workers; drain whatever they still send until each confirms.
   if (local) local->stop();
+  hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
+
+  // Stop the workers; drain whatever they still send until each confirms, for a bounded time.
   for (int w = 1; w < size; ++w) sender.send(w, kTagStop, {});
-  int stopped = 0;
-  while (stopped < size - 1) {
+  std::vector<bool> stopped(static_cast<std::size_t>(size), false);
+  int confirmed = 0;
+  const auto stop_t0 = std::chrono::steady_clock::now();
+  while (confirmed < size - 1 && seconds_since(stop_t0) < kStopWaitSeconds) {
     int tag = 0;
     if (auto msg = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG, &tag)) {
-      if (tag == kTagStopped) ++stopped;
+      if (tag == kTagStopped && !stopped[msg->first]) {
+        stopped[msg->first] = true;
+        ++confirmed;
+      }
       continue;
     }
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
   }
-  while (!sender.empty()) sender.poll();
+  for (int w = 1; w < size; ++w)
+    if (!stopped[w]) out.unresponsive.push_back(w);
+  // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
+  while (out.unresponsive.empty() && !sender.empty() && seconds_since(stop_t0) < 2 * kStopWaitSeconds) {
+    sender.poll();
+    std::this_thread::sleep_for(kIdleSleep);
+  }
   return out;
 }
 
@@ -294,12 +459,13 @@ void run_worker(const MpiSession& mpi) {
   if (bytes.empty()) return;   // the master failed before the start
   const proto::JobSpec job = proto::decode_job(bytes);
   int threads = job.threads_per_worker ? job.threads_per_worker : mpi.default_threads();
-  MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD);
+  check_mpi(MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
 
   const core::UnitPlan plan(job.n, job.depth, job.symmetry);
   ComputePool pool(plan, job, mpi.rank(), threads);
   Sender sender;
   IdlePause pause;
+  bool failed = false;   // told the master; now only waiting for its stop
   for (bool running = true; running;) {
     bool busy = false;
     int tag = 0;
@@ -309,15 +475,30 @@ void run_worker(const MpiSession& mpi) {
         running = false;
         break;
       }
-      pool.submit(proto::decode_work(msg->second));
+      if (failed) continue;
+      const proto::WorkBatch batch = proto::decode_work(msg->second);
+      inject_work_fault(batch, mpi.rank());
+      pool.submit(batch);
     }
     if (!running) break;
     for (const auto& rb : pool.take_completed()) {
-      sender.send(0, kTagResult, proto::encode(rb));
+      std::string encoded = proto::encode(rb);
+      inject_message_fault(rb, encoded);
+      for (auto& part : proto::frame_parts(rb.batch_id, encoded, max_message_bytes()))
+        sender.send(0, kTagResult, std::move(part));
       busy = true;
+    }
+    if (!failed) {
+      if (auto f = pool.failure()) {
+        failed = true;
+        const std::string what = "rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": " + *f;
+        std::cerr << "nqueens: " << what << "\n";
+        sender.send(0, kTagFailed, what);
+      }
     }
     sender.poll();
     if (busy) pause.reset();
+    else if (failed) std::this_thread::sleep_for(pause.next());
     else pool.wait_completed(pause.next());   // wakes at once when a batch is done
   }
   pool.stop();
@@ -325,7 +506,7 @@ void run_worker(const MpiSession& mpi) {
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
   }
-  MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD);
+  check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
 }
 
 }  // namespace nq::dist

@@ -2,12 +2,24 @@
 // dynamically (several batches in flight per worker), checks every returned batch and passes
 // it to MasterHooks (the app journals it). Every other rank is a worker with compute threads.
 // The master waits with MPI_Iprobe and short sleeps, so it costs ~1 % of a core, not 100 %.
-// With one rank, the master computes itself. This file and runtime.cpp are the only places
-// that include <mpi.h>.
+// With one rank, the master computes itself. runtime.cpp is the only place that includes
+// <mpi.h>.
+//
+// Failures end the job, never hang it:
+//   - a worker whose computation throws tells the master (rank, host, unit); the master stops
+//     the job, and the app writes the partial file and exits with its code;
+//   - a result message that cannot be decoded is rejected and its batch recomputed elsewhere;
+//   - a worker that stops answering (Scheduler::stalled) gets no more work and its batches are
+//     handed to the others; once every unit is done the master stops the workers, waits
+//     kStopWaitSeconds, and reports those that did not answer (the app then calls abort());
+//   - an exception that escapes on any rank of a job of several ranks ends with abort().
+// MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL: an MPI error (a lost peer, a broken link) aborts
+// the whole job through the MPI runtime; check_mpi() still checks every call's code.
 #pragma once
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 #include "dist/scheduler.h"
 
 namespace nq::dist {
@@ -21,9 +33,16 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // Worker threads this rank should use when not told: the node's cores shared by the
-  // node's worker ranks (the master's rank does not count when other ranks work).
+  // Worker threads this rank should use when not told: its share of the CPUs the node's ranks
+  // are bound to (dist/layout.h; the rank's affinity is widened to the CPUs only the master
+  // had). A warning when those are fewer than the node's CPUs.
   int default_threads() const { return default_threads_; }
+  const std::string& host() const { return host_; }
+  // The layout warnings of all nodes, on rank 0 (collective: call on every rank).
+  std::vector<std::string> gather_warnings() const;
+  // Ends every rank of the job at once with `code` (MPI_Abort); for a job that cannot finish
+  // cleanly (a rank that does not answer, an exception on one rank).
+  [[noreturn]] void abort(int code) const;
   // Comma-separated distinct host names of all ranks (collective: call on every rank).
   std::string gather_hosts() const;
   // The largest of `value` over all ranks (collective), e.g. the worst test result.
@@ -33,6 +52,8 @@ class MpiSession {
   int rank_ = 0;
   int size_ = 1;
   int default_threads_ = 1;
+  std::string host_;
+  std::string warning_;
 };
 
 struct MasterProgress {
@@ -42,23 +63,13 @@ struct MasterProgress {
   double seconds = 0;
 };
 
-class MasterHooks {
- public:
-  virtual ~MasterHooks() = default;
-  // A checked batch; units[i] is the unit of results.results[i].
-  virtual void on_results(const proto::ResultBatch& results,
-                          const std::vector<core::WorkUnit>& units) = 0;
-  // A batch failed the checks; its units are being recomputed elsewhere.
-  virtual void on_rejected(int worker, const std::string& why) = 0;
-  // An audited unit's two results disagreed; both were discarded and it is computed again.
-  virtual void on_audit_mismatch(const std::string& /*what*/) {}
-  virtual void on_progress(const MasterProgress& p) = 0;
-  virtual bool stop_requested() = 0;   // e.g. SIGTERM / SIGUSR1 arrived
-};
-
 struct JobOutcome {
   bool interrupted = false;
   std::optional<std::string> failure;   // the audit failed (see AuditPolicy): the job is stopped
+  // A rank failed ("rank R on host H: unit U: what") or no worker answered: the job is stopped.
+  std::optional<std::string> rank_failure;
+  std::vector<int> lost_workers;        // declared stalled during the run (batches handed out again)
+  std::vector<int> unresponsive;        // did not confirm the stop within kStopWaitSeconds
   std::uint64_t rejected_batches = 0;
   std::uint64_t audited_units = 0, audit_mismatches = 0;
   // What the master moved (all 0 in a single process, which sends no messages): work batches
@@ -72,8 +83,37 @@ struct JobOutcome {
   int total_threads = 1;
 };
 
+class MasterHooks {
+ public:
+  virtual ~MasterHooks() = default;
+  // A checked batch; units[i] is the unit of results.results[i].
+  virtual void on_results(const proto::ResultBatch& results,
+                          const std::vector<core::WorkUnit>& units) = 0;
+  // A batch failed the checks; its units are being recomputed elsewhere.
+  virtual void on_rejected(int worker, const std::string& why) = 0;
+  // An audited unit's two results disagreed; both were discarded and it is computed again.
+  virtual void on_audit_mismatch(const std::string& /*what*/) {}
+  // A worker stopped answering; its batches are handed to the others.
+  virtual void on_worker_lost(int /*worker*/, const std::string& /*why*/) {}
+  virtual void on_progress(const MasterProgress& p) = 0;
+  virtual bool stop_requested() = 0;   // e.g. SIGTERM / SIGUSR1 arrived
+  // The compute phase is over (every unit done, a stop, or a failure), before the workers are
+  // stopped: the app writes its result file here, so a rank that does not stop cannot keep
+  // finished work from the disk.
+  virtual void on_finished(const JobOutcome& outcome) = 0;
+};
+
+
+// How long the master waits for the workers to confirm the stop at the end.
+inline constexpr double kStopWaitSeconds = 5;
+// A worker is stalled after max(kStallSeconds, kStallFactor x its batch's estimated time).
+inline constexpr double kStallSeconds = 3, kStallFactor = 10;
+// With every worker stalled for this long the job stops (rank_failure).
+inline constexpr double kNoWorkerSeconds = 10;
+
 // Rank 0 only. `job` is broadcast; workers then compute until every unit is done or the
-// master stops (interrupt, or an audit failure). audit_fraction: the share of units computed
+// master stops (interrupt, an audit failure, a rank failure). Calls hooks.on_finished, then
+// stops the workers (bounded: see JobOutcome::unresponsive). audit_fraction: the share of units computed
 // twice by two different workers and compared (AuditPolicy); with a single worker rank the
 // master audits on a thread of its own, in a single process the one pool recomputes them.
 JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& job,

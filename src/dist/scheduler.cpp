@@ -18,10 +18,11 @@ std::uint64_t splitmix64(std::uint64_t x) {
 // The count is compared separately; search nodes are not compared (a faster kernel on another
 // node may visit a different number).
 std::uint64_t boards_digest(const proto::UnitResult& r) {
-  std::uint64_t h = 14695981039346656037ULL;
+  std::uint64_t h = proto::kFnvBasis;
+  constexpr std::uint8_t kSeparator = 0xFF;
   for (const auto* v : {&r.boards, &r.class_sizes}) {
-    for (const std::uint8_t b : *v) h = (h ^ b) * 1099511628211ULL;
-    h = (h ^ 0xFF) * 1099511628211ULL;
+    h = proto::fnv1a(v->data(), v->size(), h);
+    h = proto::fnv1a(&kSeparator, 1, h);
   }
   return h;
 }
@@ -75,8 +76,8 @@ bool Scheduler::take_unit(core::WorkUnit& u) {
   return false;
 }
 
-std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_only) {
-  if (failure_) return std::nullopt;
+std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_only, double now) {
+  if (failure_ || lost(worker)) return std::nullopt;
   // Batches shrink towards the end so the last units spread over all threads: about a
   // quarter of each thread's remaining share, at least one unit.
   const std::uint64_t remaining = units_to_do_ > units_issued_ ? units_to_do_ - units_issued_ : 0;
@@ -87,7 +88,7 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   // Audit copies first: each goes to a worker other than the one that computed the first copy.
   for (auto it = audit_queue_.begin(); it != audit_queue_.end() && batch.units.size() < size;) {
     const Audit& a = audits_.at(*it);
-    if (a.first_worker == worker && policy_.workers > 1) {
+    if (a.first_worker == worker && live_workers() > 1) {
       ++it;
       continue;
     }
@@ -98,7 +99,8 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   while (!audits_only && batch.units.size() < size && take_unit(u)) batch.units.push_back(u);
   if (batch.units.empty()) return std::nullopt;
   ++next_batch_id_;
-  in_flight_.emplace(batch.batch_id, InFlight{worker, batch.units});
+  if (!batches_in_flight(worker)) last_heard_[worker] = std::max(last_heard_[worker], now);
+  in_flight_.emplace(batch.batch_id, InFlight{worker, batch.units, now});
   units_out_[worker] += batch.units.size();
   return batch;
 }
@@ -188,6 +190,10 @@ bool Scheduler::audit(int worker, const proto::UnitResult& r, const core::WorkUn
 }
 
 std::vector<core::WorkUnit> Scheduler::accept(int worker, proto::ResultBatch& results) {
+  if (abandoned_.erase(results.batch_id)) {   // handed out again after its worker was lost
+    results.results.clear();
+    return {};
+  }
   const auto it = in_flight_.find(results.batch_id);
   if (it == in_flight_.end() || it->second.worker != worker) {
     ++rejected_;
@@ -222,15 +228,55 @@ std::vector<core::WorkUnit> Scheduler::accept(int worker, proto::ResultBatch& re
   return kept_units;
 }
 
+bool Scheduler::reject(int worker, std::uint64_t batch_id) {
+  const auto it = in_flight_.find(batch_id);
+  if (it == in_flight_.end() || it->second.worker != worker) return false;
+  ++rejected_;
+  for (const auto& u : it->second.units) requeue(u);
+  land(it);
+  return true;
+}
+
 void Scheduler::worker_lost(int worker) {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
     if (it->second.worker == worker) {
       for (const auto& u : it->second.units) requeue(u);
+      abandoned_.insert(it->first);
       land(it++);
     } else {
       ++it;
     }
   }
+  lost_.insert(worker);
+}
+
+void Scheduler::set_threads(int worker, int threads) { threads_[worker] = std::max(1, threads); }
+
+void Scheduler::heard_from(int worker, double now) {
+  last_heard_[worker] = std::max(last_heard_[worker], now);
+  lost_.erase(worker);
+}
+
+std::size_t Scheduler::batches_in_flight(int worker) const {
+  return static_cast<std::size_t>(std::ranges::count(in_flight_, worker, [](const auto& kv) { return kv.second.worker; }));
+}
+
+std::vector<int> Scheduler::stalled(double now, double min_seconds, double factor) const {
+  const double mean = units_timed_ ? unit_seconds_ / static_cast<double>(units_timed_) : min_seconds;
+  std::unordered_map<int, std::uint64_t> ahead;   // units queued at the worker up to this batch
+  std::vector<int> out;
+  for (const auto& [id, b] : in_flight_) {   // in id order: the order the worker queues them
+    const std::uint64_t units = ahead[b.worker] += b.units.size();
+    if (std::ranges::find(out, b.worker) != out.end()) continue;
+    const auto t = threads_.find(b.worker);
+    const double threads = t == threads_.end() ? 1.0 : t->second;
+    const double expected = units_timed_ ? static_cast<double>(units) * mean / threads + mean : min_seconds;
+    const auto heard = last_heard_.find(b.worker);
+    const double silent = now - (heard == last_heard_.end() ? b.sent : heard->second);
+    if (now - b.sent > std::max(min_seconds, factor * expected) && silent > min_seconds)
+      out.push_back(b.worker);
+  }
+  return out;
 }
 
 }  // namespace nq::dist

@@ -55,15 +55,34 @@ class Scheduler {
   // The next batch for `worker`, or nullopt when nothing is left to hand out. Audit copies the
   // worker may compute (it did not compute the first copy) come first. audits_only: nothing else
   // (the master's audit thread when the job has a single worker rank).
-  std::optional<proto::WorkBatch> next_batch(int worker, bool audits_only = false);
+  // `now`: the caller's clock in seconds (for the stall check below).
+  std::optional<proto::WorkBatch> next_batch(int worker, bool audits_only = false, double now = 0);
   // Checks `results` (see ResultError). On success the batch leaves the in-flight set, `results`
   // keeps only the results accepted now (an audited unit's first result is held back; its audit
   // copy's result is kept once both agree; a disagreeing one is dropped and reported by
   // take_audit_reports()), and the returned units are those of the kept results, in order.
   // On failure the batch's units are put back for another worker and ResultError is thrown.
+  // A result of a batch that was handed out again after its worker was declared lost (see
+  // stalled()) is dropped: accept returns no units and `results` is emptied.
   std::vector<core::WorkUnit> accept(int worker, proto::ResultBatch& results);
-  // A worker is gone: its in-flight units are handed out again.
+  // A batch whose result message could not be decoded: its units are handed out again. False
+  // when `worker` has no such batch in flight (then nothing changes).
+  bool reject(int worker, std::uint64_t batch_id);
+
+  // Liveness. A worker is stalled when one of its batches has been in flight for longer than
+  // max(min_seconds, factor x the batch's estimated time: the units queued at the worker up to
+  // it, times the mean unit time so far, over the worker's threads) and nothing came from the
+  // worker for min_seconds. Before the first result there is no estimate: min_seconds x factor.
+  void set_threads(int worker, int threads);
+  void heard_from(int worker, double now);   // any message from it; a lost worker is back
+  std::vector<int> stalled(double now, double min_seconds, double factor) const;
+  // A worker is gone or stalled: its in-flight units are handed out again, it gets no more work
+  // until heard_from() is called for it, and the results it still sends for those batches are
+  // dropped (the copies handed out again win).
   void worker_lost(int worker);
+  bool lost(int worker) const { return lost_.contains(worker); }
+  int live_workers() const { return policy_.workers - static_cast<int>(lost_.size()); }
+  std::size_t batches_in_flight(int worker) const;
 
   bool all_done() const {
     return exhausted_ && retry_.empty() && in_flight_.empty() && audit_queue_.empty();
@@ -86,6 +105,7 @@ class Scheduler {
   struct InFlight {
     int worker;
     std::vector<core::WorkUnit> units;
+    double sent = 0;
   };
   // An audited unit between its first result and the agreement of a second one.
   struct Audit {
@@ -125,6 +145,10 @@ class Scheduler {
   std::uint64_t audited_ = 0, mismatches_ = 0;
   std::vector<std::string> reports_;
   std::optional<std::string> failure_;
+  std::unordered_map<int, int> threads_;          // per worker (set_threads), default 1
+  std::unordered_map<int, double> last_heard_;    // per worker: heard_from() or the first batch sent
+  std::unordered_set<int> lost_;
+  std::unordered_set<std::uint64_t> abandoned_;   // batches of lost workers, handed out again
 };
 
 }  // namespace nq::dist

@@ -69,18 +69,21 @@ T decode_message(std::string_view bytes, const char* what) {
   return m;
 }
 
-void fnv(std::uint64_t& h, const void* data, std::size_t size) {
+void fnv(std::uint64_t& h, const void* data, std::size_t size) { h = fnv1a(data, size, h); }
+
+}  // namespace
+
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t h) {
   const auto* p = static_cast<const unsigned char*>(data);
   for (std::size_t i = 0; i < size; ++i) {
     h ^= p[i];
     h *= 1099511628211ULL;
   }
+  return h;
 }
 
-}  // namespace
-
 std::uint64_t result_check(const UnitResult& r) {
-  std::uint64_t h = 14695981039346656037ULL;
+  std::uint64_t h = kFnvBasis;
   fnv(h, &r.id, sizeof r.id);
   fnv(h, &r.solutions, sizeof r.solutions);
   fnv(h, &r.nodes, sizeof r.nodes);

@@ -59,6 +59,10 @@ struct ResultBatch {
 // Checksum of a result's payload (FNV-1a over the fields named above).
 std::uint64_t result_check(const UnitResult& r);
 
+// 64-bit FNV-1a, the one hash of the messages (result checksums, frame checks, audit digests).
+inline constexpr std::uint64_t kFnvBasis = 14695981039346656037ULL;
+std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t h = kFnvBasis);
+
 std::string encode(const JobSpec& m);
 std::string encode(const WorkBatch& m);
 std::string encode(const ResultBatch& m);

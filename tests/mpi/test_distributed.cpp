@@ -24,6 +24,7 @@ struct Collect : dist::MasterHooks {
   void on_rejected(int, const std::string& why) override { ADD_FAILURE() << why; }
   void on_progress(const dist::MasterProgress&) override {}
   bool stop_requested() override { return false; }
+  void on_finished(const dist::JobOutcome&) override {}
 };
 
 proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set = core::BoardSet::all) {
