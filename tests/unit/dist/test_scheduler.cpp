@@ -158,6 +158,76 @@ TEST(Scheduler, EstimatesTheWorkInFlightPerWorkerFromTheResultsSeconds) {
   EXPECT_EQ(sched.seconds_in_flight(2), 0.0);
 }
 
+TEST(Scheduler, ASilentWorkerIsStalledItsBatchesGoElsewhereAndItsLateResultsAreDropped) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 8);
+  sched.set_threads(1, 1);
+  sched.set_threads(2, 1);
+  const auto slow = *sched.next_batch(1, false, 0.0);
+  auto first = answer(plan, *sched.next_batch(2, false, 0.0));
+  for (auto& r : first.results) r.seconds = 0.001;
+  sched.heard_from(2, 0.5);
+  give(sched, 2, first);
+  EXPECT_TRUE(sched.stalled(2.0, 3, 10).empty());                 // not silent long enough
+  EXPECT_EQ(sched.stalled(5.0, 3, 10), std::vector<int>{1});      // 5 s silent, batch ~10 ms
+  sched.worker_lost(1);
+  EXPECT_TRUE(sched.lost(1));
+  EXPECT_FALSE(sched.next_batch(1, false, 5.0));                  // no more work for it
+  std::set<std::uint64_t> handed_again;
+  core::Count total = 0;
+  for (std::size_t i = 0; i < first.results.size(); ++i)
+    total += plan.units()[first.results[i].id].multiplicity * first.results[i].solutions;
+  while (auto b = sched.next_batch(2, false, 6.0)) {
+    for (const auto& u : b->units) handed_again.insert(u.id);
+    const auto rb = answer(plan, *b);
+    const auto units = give(sched, 2, rb);
+    for (std::size_t i = 0; i < units.size(); ++i) total += units[i].multiplicity * rb.results[i].solutions;
+  }
+  for (const auto& u : slow.units) EXPECT_TRUE(handed_again.count(u.id)) << u.id;
+  EXPECT_TRUE(sched.all_done());
+  // The stalled worker wakes up: its late batch counts nothing twice and is not an error.
+  proto::ResultBatch late = answer(plan, slow);
+  EXPECT_TRUE(sched.accept(1, late).empty());
+  EXPECT_TRUE(late.results.empty());
+  EXPECT_EQ(sched.rejected_batches(), 0u);
+  EXPECT_EQ(sched.units_done(), plan.size());
+  EXPECT_EQ(total, 724u);
+  sched.heard_from(1, 7.0);   // and it is back in the job
+  EXPECT_FALSE(sched.lost(1));
+}
+
+TEST(Scheduler, AWorkerThatKeepsAnsweringIsNotStalledByOneLongBatch) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 4);
+  sched.next_batch(1, false, 0.0);                       // a long one, still running at t = 20
+  for (double t = 1; t <= 20; t += 1) {
+    auto rb = answer(plan, *sched.next_batch(1, false, t - 1));
+    sched.heard_from(1, t);
+    give(sched, 1, rb);
+    EXPECT_TRUE(sched.stalled(t + 0.5, 3, 10).empty()) << t;
+  }
+  EXPECT_EQ(sched.stalled(24.0, 3, 10), std::vector<int>{1});   // then silence
+}
+
+TEST(Scheduler, BeforeAnyResultAWorkerIsStalledAfterMinTimesFactor) {
+  const core::UnitPlan plan(10, 3);
+  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 1, 4);
+  sched.next_batch(1, false, 0.0);
+  EXPECT_TRUE(sched.stalled(29.0, 3, 10).empty());
+  EXPECT_EQ(sched.stalled(31.0, 3, 10), std::vector<int>{1});
+}
+
+TEST(Scheduler, ARejectedUndecodableBatchIsHandedOutAgain) {
+  const core::UnitPlan plan(8, 2);
+  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 2, 2);
+  const auto b = *sched.next_batch(1);
+  EXPECT_FALSE(sched.reject(2, b.batch_id));   // not that worker's
+  EXPECT_TRUE(sched.reject(1, b.batch_id));
+  EXPECT_FALSE(sched.reject(1, b.batch_id));   // only once
+  EXPECT_EQ(sched.next_batch(2)->units.front().id, b.units.front().id);
+  EXPECT_EQ(sched.rejected_batches(), 1u);
+}
+
 // ------------------------------------------------------------------------------------ audit --
 
 namespace {
@@ -320,6 +390,18 @@ TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
   const auto units = sched.accept(3, good);
   EXPECT_EQ(units.size(), again.units.size());
   EXPECT_EQ(sched.audited_units(), again.units.size());
+}
+
+TEST(Audit, WhenTheOtherWorkerIsLostTheRemainingOneAuditsItsOwnUnits) {
+  const core::UnitPlan plan(9, 2);
+  dist::AuditPolicy policy{1.0, 2, 3};
+  Scheduler sched(plan, proto::JobSpec{9, 2}, kNoSkip, plan.size(), 2, 4, policy);
+  sched.next_batch(1);     // worker 1 takes a batch and is never heard of again
+  sched.worker_lost(1);
+  const auto accepted = drive(sched, plan, {2}, kHonest);
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_EQ(accepted.size(), plan.size());
+  EXPECT_EQ(weighted_total(plan, accepted), 352u);
 }
 
 TEST(Audit, DifferentBoardsWithTheSameCountAreAMismatch) {
