@@ -317,7 +317,8 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
     std::cout << std::fixed << std::setprecision(0) << "dispatch " << outcome.units_done << " units in "
               << outcome.batches_sent << " work batches, " << units / std::max(outcome.seconds, 1e-9)
               << " units/s; " << std::setprecision(1) << static_cast<double>(outcome.bytes_sent) / units << " + "
-              << static_cast<double>(outcome.bytes_received) / units << " bytes per unit (work + results)\n"
+              << static_cast<double>(outcome.bytes_received) / units << " bytes per unit (work + results); "
+              << outcome.batches_received << " result messages\n"
               << std::defaultfloat;
   }
   std::cout << "layout   " << outcome.ranks << " rank(s), " << outcome.total_threads << " compute thread(s) on " << hosts_ << "\n"

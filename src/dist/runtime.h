@@ -73,7 +73,8 @@ struct JobOutcome {
   std::uint64_t rejected_batches = 0;
   std::uint64_t audited_units = 0, audit_mismatches = 0;
   // What the master moved (all 0 in a single process, which sends no messages): work batches
-  // sent and result batches received, with their serialized sizes; units done by this run and
+  // sent and result messages received (a batch is one message, or several past the size cap of
+  // proto/frames.h), with their serialized sizes; units done by this run and
   // the seconds from the first batch to the last result.
   std::uint64_t batches_sent = 0, batches_received = 0, bytes_sent = 0, bytes_received = 0;
   std::uint64_t units_done = 0;

@@ -23,7 +23,7 @@ MPI_ENV = {
 # that start MPI (`run`) do not check leaks; `info`, `merge`, `count`, `solve` still do.
 MPI_ASAN_OPTIONS = os.environ.get("NQUEENS_MPI_ASAN_OPTIONS", "detect_leaks=0")
 EXIT = {"ok": 0, "internal": 1, "usage": 2, "bad_input": 3, "io": 4, "refused": 5, "verify": 6,
-        "interrupted": 75}
+        "rank_failed": 7, "interrupted": 75}
 
 
 def known_counts():
