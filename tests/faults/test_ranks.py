@@ -4,6 +4,7 @@ kept, or finishes without that rank; it never hangs until the scheduler's limit
 (master + 2 workers): NQUEENS_INJECT_FAULT=throw|hang|undecodable (src/dist/fault_injection.h),
 kill -9 and SIGSTOP of a worker rank. Every result is compared with an uninterrupted run."""
 import os
+import re
 import signal
 import time
 
@@ -70,7 +71,11 @@ def test_an_undecodable_result_message_is_rejected_and_recomputed(workdir, rng, 
     assert p.returncode == EXIT["ok"], p.stderr
     assert seconds <= ENDS_WITHIN
     assert "rejected a result batch from rank" in p.stderr and "malformed result batch" in p.stderr, p.stderr
-    assert "note     1 result batch(es) failed the checks and were recomputed" in p.stdout
+    # Once per worker process: the recomputation on the other worker may be cut too (then a third
+    # computation, back on the first worker, goes through).
+    rejected = re.search(r"note     (\d+) result batch\(es\) failed the checks", p.stdout)
+    assert rejected and int(rejected.group(1)) in (1, 2), p.stdout
+    assert p.stderr.count("malformed result batch") == int(rejected.group(1)), p.stderr
     assert_same_result(out, reference)
 
 
