@@ -5,6 +5,7 @@
 #include <iostream>
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "buildinfo/git_commit.h"
 #include "core/symmetry.h"
 #include "core/types.h"
 #include "proto/messages.h"
