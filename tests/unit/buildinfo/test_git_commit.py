@@ -103,14 +103,17 @@ def test_a_build_with_nothing_new_recompiles_and_relinks_nothing(repo):
     assert "Building CXX" not in again and "Linking" not in again, again
 
 
-def test_outside_a_git_work_tree_the_commit_is_unknown(tmp_path, repo):
-    r, _ = repo
+def test_outside_a_git_work_tree_the_commit_is_unknown(tmp_path):
     plain = tmp_path / "tarball"   # not a repository at all
     plain.mkdir()
     assert stamp(plain, tmp_path / "a.cpp") == "unknown"
-    inner = r / "unpacked"   # a tree unpacked inside someone else's repository
-    inner.mkdir()
-    assert stamp(inner, tmp_path / "b.cpp") == "unknown"
+    outer = tmp_path / "home"   # someone else's repository, with a commit...
+    (outer / "unpacked").mkdir(parents=True)   # ...and a tree unpacked inside it
+    (outer / "notes.txt").write_text("x\n")
+    sh(["git", "init", "-q"], outer)
+    sh(["git", "add", "notes.txt"], outer)
+    sh(["git", "commit", "-q", "-m", "theirs"], outer)
+    assert stamp(outer / "unpacked", tmp_path / "b.cpp") == "unknown"
     empty = tmp_path / "empty"   # a repository without a commit
     empty.mkdir()
     sh(["git", "init", "-q"], empty)
