@@ -5,7 +5,7 @@
 #include <iostream>
 #include "app/commands.h"
 #include "app/exit_codes.h"
-#include "core/symmetry.h"
+#include "buildinfo/git_commit.h"
 #include "core/types.h"
 #include "core/version.h"
 

@@ -1,5 +1,6 @@
 #include "app/progress.h"
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -26,8 +27,8 @@ void ProgressLine::report(std::uint64_t done, std::uint64_t total, std::uint64_t
   const std::string eta = done && done < total ? format_duration(seconds * (1 - frac) / frac) : "-";
   std::string bar;
   if (live_) {   // a 20-cell bar on a terminal
-    const int filled = static_cast<int>(frac * 20);
-    bar = "|" + std::string(filled, '#') + std::string(20 - filled, '.') + "| ";
+    const int filled = std::clamp(static_cast<int>(frac * 20), 0, 20);   // done may pass total
+    bar.append("|").append(filled, '#').append(20 - filled, '.').append("| ");
   }
   std::fprintf(stderr, "%s[%s] %s%5.1f%%  units %llu/%llu  solutions %llu  %.3g sol/s  elapsed %s  ETA %s%s",
                live_ ? "\r" : "", label_.c_str(), bar.c_str(), 100 * frac, (unsigned long long)done,

@@ -11,6 +11,7 @@
 #include "app/report.h"
 #include "app/result_files.h"
 #include "app/signals.h"
+#include "buildinfo/git_commit.h"
 #include "core/known_counts.h"
 #include "core/symmetry.h"
 #include "core/version.h"

@@ -41,7 +41,7 @@ class Handle {
  public:
   using CloseFn = herr_t (*)(hid_t);
   Handle() = default;
-  Handle(hid_t id, CloseFn close) : id_(id), close_(close) {}
+  Handle(hid_t id, CloseFn close_fn) : id_(id), close_(close_fn) {}
   Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)), close_(o.close_) {}
   Handle& operator=(Handle&& o) noexcept {
     if (this != &o) {

@@ -314,7 +314,9 @@ TEST(Units, TheDefaultRunPlanDependsOnNOnlyAndHasEnoughUnits) {
       EXPECT_LE(d, std::max(1, n - 4)) << n;
       if (d < n - 4) {   // not capped: the smallest depth with enough units
         EXPECT_GE(UnitPlan(n, d, sym).size(), default_run_min_units(n)) << n;
-        if (d > 1) EXPECT_LT(UnitPlan(n, d - 1, sym).size(), default_run_min_units(n)) << n;
+        if (d > 1) {
+          EXPECT_LT(UnitPlan(n, d - 1, sym).size(), default_run_min_units(n)) << n;
+        }
       }
     }
   }

@@ -282,7 +282,9 @@ TEST(Audit, SampleIsDeterministicNestedAndOfTheRequestedSize) {
   for (std::uint64_t id = 0; id < 64000; ++id) {
     const bool a = dist::in_audit_sample(id, 1.0 / 64);
     EXPECT_EQ(a, dist::in_audit_sample(id, 1.0 / 64));
-    if (a) EXPECT_TRUE(dist::in_audit_sample(id, 1.0 / 8)) << id;   // a larger fraction contains it
+    if (a) {
+      EXPECT_TRUE(dist::in_audit_sample(id, 1.0 / 8)) << id;   // a larger fraction contains it
+    }
     EXPECT_FALSE(dist::in_audit_sample(id, 0));
     EXPECT_TRUE(dist::in_audit_sample(id, 1));
     in64 += a;
