@@ -32,33 +32,48 @@ Board transpose(BoardView b) {
   return out;
 }
 
-namespace {
-// Quarter turn clockwise: the queen at (r, c) goes to (c, n-1-r).
-Board rotate90(BoardView b) {
+void transform_into(BoardView b, int k, Column* out) {
   const auto n = static_cast<int>(b.size());
-  Board out(b.size());
-  for (int r = 0; r < n; ++r) out[b[r]] = static_cast<Column>(n - 1 - r);
-  return out;
+  for (int r = 0; r < n; ++r) {
+    int rr = r, cc = b[r];
+    map_square(n, k, rr, cc);
+    out[rr] = static_cast<Column>(cc);
+  }
 }
-}  // namespace
 
 Board transform(BoardView b, int k) {
-  Board out = k >= 4 ? mirror(b) : Board(b.begin(), b.end());
-  for (int i = 0; i < k % 4; ++i) out = rotate90(out);
+  Board out(b.size());
+  transform_into(b, k, out.data());
   return out;
 }
 
 Board canonical(BoardView b) {
-  Board best(b.begin(), b.end());
-  for (int k = 1; k < kSymmetries; ++k) best = std::min(best, transform(b, k));
+  Board best(b.begin(), b.end()), image(b.size());
+  for (int k = 1; k < kSymmetries; ++k) {
+    transform_into(b, k, image.data());
+    if (std::ranges::lexicographical_compare(image, best)) best = image;
+  }
   return best;
 }
 
 int class_size(BoardView b) {
+  Column image[kMaxN];
   int fixed = 0;
-  for (int k = 0; k < kSymmetries; ++k)
-    if (std::ranges::equal(transform(b, k), b)) ++fixed;
+  for (int k = 0; k < kSymmetries; ++k) {
+    transform_into(b, k, image);
+    fixed += std::ranges::equal(BoardView(image, b.size()), b);
+  }
   return kSymmetries / fixed;
+}
+
+int solution_class_size(BoardView b) {
+  const auto n = static_cast<int>(b.size());
+  if (n <= 1) return 1;
+  for (int r = 0; r < n; ++r)   // the half turn: row n-1-r holds column n-1-c
+    if (b[n - 1 - r] != n - 1 - b[r]) return 8;
+  for (int r = 0; r < n; ++r)   // the quarter turn: row c holds column n-1-r
+    if (b[b[r]] != n - 1 - r) return 4;
+  return 2;
 }
 
 std::string to_matrix(BoardView b) {

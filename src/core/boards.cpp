@@ -12,15 +12,19 @@ BoardSet board_set_from_string(const std::string& s) {
 }
 
 bool is_canonical(BoardView b) {
-  for (int k = 1; k < kSymmetries; ++k)
-    if (std::ranges::lexicographical_compare(transform(b, k), b)) return false;
+  Column image[kMaxN];
+  const BoardView view(image, b.size());
+  for (int k = 1; k < kSymmetries; ++k) {
+    transform_into(b, k, image);
+    if (std::ranges::lexicographical_compare(view, b)) return false;
+  }
   return true;
 }
 
 SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
                               const ClassBoardFn& f) {
   return plan.visit_boards(u, [&](BoardView b) {
-    if (set == BoardSet::all || is_canonical(b)) f(b, class_size(b));
+    if (set == BoardSet::all || is_canonical(b)) f(b, solution_class_size(b));
     return true;
   });
 }

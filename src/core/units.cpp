@@ -36,17 +36,6 @@ struct Border {
   friend bool operator==(const Border&, const Border&) = default;
 };
 
-// (r, c) under symmetry k, numbered as in board.h: k % 4 quarter turns clockwise, after a
-// mirror if k >= 4.
-void map_square(int n, int k, int& r, int& c) {
-  if (k >= 4) c = n - 1 - c;
-  for (int i = 0; i < k % 4; ++i) {
-    const int t = r;
-    r = c;
-    c = n - 1 - t;
-  }
-}
-
 Border image(int n, const Border& b, int k) {
   const int rs[4] = {0, n - 1, b.left, b.right};
   const int cs[4] = {b.top, b.bottom, 0, n - 1};
@@ -210,10 +199,14 @@ SearchStats UnitPlan::visit_boards(const WorkUnit& u, const BoardFn& f) const {
   if (!border_scheme())
     return visit_completions(s, [&](BoardView b) { return f(b) && f(mirror(b)); });
   const Orbit o = orbit_of(n_, *border_of(n_, u.placement));
+  Column image[kMaxN];
+  const BoardView image_view(image, static_cast<std::size_t>(n_));
   return visit_completions(s, [&](BoardView b) {
     if (!f(b)) return false;
-    for (int i = 1; i < o.size; ++i)
-      if (!f(transform(b, o.symmetries[i]))) return false;
+    for (int i = 1; i < o.size; ++i) {
+      transform_into(b, o.symmetries[i], image);
+      if (!f(image_view)) return false;
+    }
     return true;
   });
 }
