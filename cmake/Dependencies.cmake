@@ -4,6 +4,7 @@ find_package(MPI REQUIRED COMPONENTS CXX)
 # Serial HDF5 on purpose: only the master writes result files (see docs/contract.md).
 set(HDF5_PREFER_PARALLEL OFF)
 find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(ZLIB REQUIRED)   # the store compresses board chunks itself (zlib1g-dev comes with libhdf5-dev)
 find_package(Boost 1.74 REQUIRED COMPONENTS serialization)
 find_package(CLI11 CONFIG REQUIRED)
 find_package(PkgConfig REQUIRED)

@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build clang git pkg-config
   openmpi-bin libopenmpi-dev
-  libhdf5-dev hdf5-tools
+  libhdf5-dev hdf5-tools zlib1g-dev
   libboost-serialization-dev
   libgtest-dev libgmock-dev
   libcli11-dev libtomlplusplus-dev

@@ -1,5 +1,6 @@
 #include "core/parallel.h"
 #include <sched.h>
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -16,6 +17,29 @@ int usable_cpus() {
 #endif
   const unsigned h = std::thread::hardware_concurrency();
   return h ? static_cast<int>(h) : 1;
+}
+
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& f) {
+  if (threads <= 0) threads = usable_cpus();
+  const auto helpers = static_cast<std::size_t>(std::max(0, threads - 1));
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto work = [&] {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < count;) f(i);
+    } catch (...) {
+      const std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 0; t < helpers && t + 1 < count; ++t) pool.emplace_back(work);
+    work();
+  }   // joins
+  if (failure) std::rethrow_exception(failure);
 }
 
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress,

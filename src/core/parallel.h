@@ -30,4 +30,8 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
 // (mpirun's binding, srun --cpus-per-task, taskset) may make smaller than the machine.
 int usable_cpus();
 
+// Calls f(i) for every i in [0, count) on up to `threads` threads (0 = usable_cpus()), the
+// calling thread among them; returns when all are done and rethrows the first exception.
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& f);
+
 }  // namespace nq::core

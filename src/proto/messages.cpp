@@ -4,6 +4,7 @@
 #include <boost/serialization/array.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
+#include <cstring>
 #include <sstream>
 
 namespace boost::serialization {
@@ -74,10 +75,18 @@ void fnv(std::uint64_t& h, const void* data, std::size_t size) { h = fnv1a(data,
 }  // namespace
 
 std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t h) {
+  constexpr std::uint64_t kPrime = 1099511628211ULL;
   const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {   // 8 bytes a step: boards batches are hundreds of MB
+    std::uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    h ^= word;
+    h *= kPrime;
+  }
+  for (; i < size; ++i) {
     h ^= p[i];
-    h *= 1099511628211ULL;
+    h *= kPrime;
   }
   return h;
 }

@@ -12,7 +12,7 @@
 
 namespace nq::proto {
 
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;   // 2: framed results, word-wise FNV-1a
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -59,7 +59,8 @@ struct ResultBatch {
 // Checksum of a result's payload (FNV-1a over the fields named above).
 std::uint64_t result_check(const UnitResult& r);
 
-// 64-bit FNV-1a, the one hash of the messages (result checksums, frame checks, audit digests).
+// FNV-1a over 64-bit words (then the last bytes one by one), the one hash of the messages
+// (result checksums, frame checks, audit digests). Not for files: only this program reads it.
 inline constexpr std::uint64_t kFnvBasis = 14695981039346656037ULL;
 std::uint64_t fnv1a(const void* data, std::size_t size, std::uint64_t h = kFnvBasis);
 

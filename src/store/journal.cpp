@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <boost/crc.hpp>
+#include <zlib.h>
 #include <cerrno>
 #include <cstring>
 #include <limits>
@@ -25,10 +25,10 @@ constexpr std::size_t kFixedPayload = 92;  // payload bytes before the boards
 constexpr std::size_t kBufferLimit = 1 << 20;
 constexpr std::uint32_t kMaxKey = 1 << 16;
 
-std::uint32_t crc32(const std::uint8_t* p, std::size_t n) {
-  boost::crc_32_type c;
-  c.process_bytes(p, n);
-  return c.checksum();
+// CRC-32 (ISO-HDLC: zlib's, the same values as boost::crc_32_type, several times faster).
+// (zlib answers a null buffer with the initial value, so empty spans are skipped.)
+std::uint32_t crc32_of(const std::uint8_t* p, std::size_t n, std::uint32_t crc = 0) {
+  return n ? static_cast<std::uint32_t>(crc32_z(crc, p, n)) : crc;
 }
 
 // Little-endian encoding into a byte vector.
@@ -221,7 +221,7 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
   if (len < kFixedPayload || len > end - off - kFrame) return std::nullopt;
   payload.resize(static_cast<std::size_t>(len) + 4);
   if (!pread_exact(fd, payload.data(), payload.size(), off + 8, path)) return std::nullopt;
-  if (crc32(payload.data(), len) != get_u32(payload.data() + len)) return std::nullopt;
+  if (crc32_of(payload.data(), len) != get_u32(payload.data() + len)) return std::nullopt;
   payload.resize(static_cast<std::size_t>(len));
   Probe pr{decode_fixed(payload.data()), kFrame + len};
   const std::uint64_t k = pr.fixed.k, c = pr.fixed.c;
@@ -280,7 +280,7 @@ void Journal::create_file(const JournalKey& key) {
   e.put(kVersion);
   e.put(static_cast<std::uint32_t>(k.size()));
   e.put_bytes(k.data(), k.size());
-  e.put(crc32(e.out.data() + 8, e.out.size() - 8));
+  e.put(crc32_of(e.out.data() + 8, e.out.size() - 8));
   const std::string tmp = path_ + ".tmp-" + std::to_string(::getpid());
   fs::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd) throw WriteError("store::journal: cannot create " + tmp + ": " + fs::errno_text(errno));
@@ -310,7 +310,7 @@ void Journal::read_header(const JournalKey& key) {
   if (klen > kMaxKey) not_journal("damaged header");
   std::vector<std::uint8_t> buf(8 + klen + 4);
   if (!pread_exact(fd_, buf.data(), buf.size(), 8, path_)) not_journal("damaged header");
-  if (crc32(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
+  if (crc32_of(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
   const auto file_key = decode_key(buf.data() + 8, klen);
   if (!file_key) not_journal("damaged header");
   if (!(*file_key == key))
@@ -410,15 +410,14 @@ void Journal::append(const UnitRecord& u, std::span<const std::uint8_t> boards,
   if (len > std::numeric_limits<std::uint32_t>::max() - kFrame) bad("record larger than 4 GiB");
 
   const auto fixed = encode_fixed(u, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(class_sizes.size()));
-  boost::crc_32_type crc;
-  crc.process_bytes(fixed.data(), fixed.size());
-  crc.process_bytes(boards.data(), boards.size());
-  crc.process_bytes(class_sizes.data(), class_sizes.size());
+  std::uint32_t crc = crc32_of(fixed.data(), fixed.size());
+  crc = crc32_of(boards.data(), boards.size(), crc);
+  crc = crc32_of(class_sizes.data(), class_sizes.size(), crc);
   Encoder head;
   head.put(kRecordMagic);
   head.put(static_cast<std::uint32_t>(len));
   Encoder tail;
-  tail.put(static_cast<std::uint32_t>(crc.checksum()));
+  tail.put(crc);
   put(head.out.data(), head.out.size());
   put(fixed.data(), fixed.size());
   put(boards.data(), boards.size());
