@@ -47,12 +47,19 @@ Board transform(BoardView b, int k) {
   return out;
 }
 
-Board canonical(BoardView b) {
-  Board best(b.begin(), b.end()), image(b.size());
+void canonical_into(BoardView b, Column* out) {
+  Column image[kMaxN];
+  const std::size_t n = b.size();
+  std::copy(b.begin(), b.end(), out);
   for (int k = 1; k < kSymmetries; ++k) {
-    transform_into(b, k, image.data());
-    if (std::ranges::lexicographical_compare(image, best)) best = image;
+    transform_into(b, k, image);
+    if (std::lexicographical_compare(image, image + n, out, out + n)) std::copy(image, image + n, out);
   }
+}
+
+Board canonical(BoardView b) {
+  Board best(b.size());
+  canonical_into(b, best.data());
   return best;
 }
 

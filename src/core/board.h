@@ -44,6 +44,7 @@ Board transpose(BoardView b);   // (r, c) -> (c, r); a solution maps to a soluti
 
 // The lexicographically smallest of the eight images: the class representative.
 Board canonical(BoardView b);
+void canonical_into(BoardView b, Column* out);   // the same into out[0..b.size()), no allocation
 // How many distinct boards the class of `b` has: 8, 4 or 2 (1 for N = 1).
 int class_size(BoardView b);
 // The same for a solution, faster: no reflection fixes a solution of N >= 2 (the mirror would
