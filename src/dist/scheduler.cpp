@@ -39,14 +39,15 @@ bool in_audit_sample(std::uint64_t id, double fraction) {
 
 Scheduler::Scheduler(const core::UnitPlan& plan, const proto::JobSpec& job, Skip skip,
                      std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch,
-                     AuditPolicy audit)
+                     AuditPolicy audit, std::uint64_t max_result_bytes)
     : job_(job),
       skip_(std::move(skip)),
       cursor_(plan),
       units_to_do_(units_to_do),
       total_threads_(std::max(1, total_threads)),
       max_batch_(std::max<std::uint32_t>(1, max_batch)),
-      policy_(audit) {
+      policy_(audit),
+      max_result_bytes_(std::max<std::uint64_t>(1, max_result_bytes)) {
   policy_.workers = std::max(1, policy_.workers);
   policy_.max_rounds = std::max(1, policy_.max_rounds);
 }
@@ -81,8 +82,15 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   // Batches shrink towards the end so the last units spread over all threads: about a
   // quarter of each thread's remaining share, at least one unit.
   const std::uint64_t remaining = units_to_do_ > units_issued_ ? units_to_do_ - units_issued_ : 0;
-  const std::uint64_t size = std::clamp<std::uint64_t>(
+  std::uint64_t size = std::clamp<std::uint64_t>(
       remaining / (4 * static_cast<std::uint64_t>(total_threads_)), 1, max_batch_);
+  // Boards mode: a batch's result holds every board of its units. Keep it under
+  // max_result_bytes by the bytes per unit seen so far (one unit until then).
+  if (job_.boards)
+    size = std::min<std::uint64_t>(
+        size, units_timed_ ? std::max<std::uint64_t>(1, max_result_bytes_ * units_timed_ /
+                                                           std::max<std::uint64_t>(1, result_bytes_))
+                           : 1);
   proto::WorkBatch batch;
   batch.batch_id = next_batch_id_;
   // Audit copies first: each goes to a worker other than the one that computed the first copy.
@@ -210,7 +218,10 @@ std::vector<core::WorkUnit> Scheduler::accept(int worker, proto::ResultBatch& re
     throw;
   }
   land(it);
-  for (const auto& r : results.results) unit_seconds_ += std::max(0.0, r.seconds);
+  for (const auto& r : results.results) {
+    unit_seconds_ += std::max(0.0, r.seconds);
+    result_bytes_ += r.boards.size() + r.class_sizes.size();
+  }
   units_timed_ += results.results.size();
   std::vector<core::WorkUnit> kept_units;
   std::vector<proto::UnitResult> kept;

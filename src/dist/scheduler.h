@@ -25,6 +25,10 @@ class ResultError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Boards mode: a batch is sized so that its result (every board of its units) stays under this
+// many bytes, by the bytes per unit seen so far; memory per rank stays bounded at any N.
+inline constexpr std::uint64_t kMaxBatchResultBytes = 8u << 20;
+
 // Default share of units that are audited (computed a second time and compared).
 inline constexpr double kDefaultAuditFraction = 1.0 / 64;
 
@@ -50,7 +54,7 @@ class Scheduler {
   using Skip = std::function<bool(std::uint64_t)>;
   Scheduler(const core::UnitPlan& plan, const proto::JobSpec& job, Skip skip,
             std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch = 256,
-            AuditPolicy audit = {});
+            AuditPolicy audit = {}, std::uint64_t max_result_bytes = kMaxBatchResultBytes);
 
   // The next batch for `worker`, or nullopt when nothing is left to hand out. Audit copies the
   // worker may compute (it did not compute the first copy) come first. audits_only: nothing else
@@ -131,6 +135,7 @@ class Scheduler {
   std::map<std::uint64_t, InFlight> in_flight_;
   std::unordered_map<int, std::uint64_t> units_out_;   // units in flight per worker
   double unit_seconds_ = 0;                             // summed over checked results
+  std::uint64_t result_bytes_ = 0;                      // boards + class sizes, summed likewise
   std::uint64_t units_timed_ = 0;
   std::uint64_t next_batch_id_ = 1;
   std::uint64_t units_to_do_;
@@ -140,6 +145,7 @@ class Scheduler {
   int total_threads_;
   std::uint32_t max_batch_;
   AuditPolicy policy_;
+  std::uint64_t max_result_bytes_;
   std::unordered_map<std::uint64_t, Audit> audits_;
   std::deque<std::uint64_t> audit_queue_;   // audit copies waiting for a worker
   std::uint64_t audited_ = 0, mismatches_ = 0;

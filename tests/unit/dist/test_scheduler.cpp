@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include "core/boards.h"
 #include "dist/scheduler.h"
 
 using namespace nq;
@@ -226,6 +227,42 @@ TEST(Scheduler, ARejectedUndecodableBatchIsHandedOutAgain) {
   EXPECT_FALSE(sched.reject(1, b.batch_id));   // only once
   EXPECT_EQ(sched.next_batch(2)->units.front().id, b.units.front().id);
   EXPECT_EQ(sched.rejected_batches(), 1u);
+}
+
+TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
+  const core::UnitPlan plan(10, 2, core::Symmetry::full);
+  proto::JobSpec job{10, 2, core::Symmetry::full, true, core::BoardSet::all, 1};
+  const std::uint64_t cap = 2000;   // bytes of boards per batch
+  Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 256, {}, cap);
+  auto with_boards = [&](const proto::WorkBatch& b) {
+    proto::ResultBatch rb{b.batch_id, {}};
+    for (const auto& u : b.units) {
+      proto::UnitResult r;
+      r.id = u.id;
+      r.solutions = core::visit_unit_boards(plan, u, core::BoardSet::all, [&](core::BoardView v, int) {
+        r.boards.insert(r.boards.end(), v.begin(), v.end());
+      }).solutions;
+      r.check = proto::result_check(r);
+      rb.results.push_back(std::move(r));
+    }
+    return rb;
+  };
+  std::uint64_t bytes = 0, units = 0;
+  int batches = 0;
+  for (int i = 0; auto b = sched.next_batch(1); ++i, ++batches) {
+    if (i == 0) EXPECT_EQ(b->units.size(), 1u);   // nothing known yet
+    else if (bytes) EXPECT_LE(b->units.size(), std::max<std::uint64_t>(1, cap * units / bytes)) << i;
+    const auto rb = with_boards(*b);
+    for (const auto& r : rb.results) bytes += r.boards.size();
+    units += rb.results.size();
+    EXPECT_EQ(give(sched, 1, rb).size(), b->units.size());
+  }
+  EXPECT_TRUE(sched.all_done());
+  EXPECT_EQ(bytes, 724u * 10);   // every board of N = 10 once
+  Scheduler uncapped(plan, job, kNoSkip, plan.size(), 1, 256, {}, ~0ULL);
+  int uncapped_batches = 0;
+  for (; auto b = uncapped.next_batch(1); ++uncapped_batches) give(uncapped, 1, with_boards(*b));
+  EXPECT_GT(batches, uncapped_batches + 2);
 }
 
 // ------------------------------------------------------------------------------------ audit --
