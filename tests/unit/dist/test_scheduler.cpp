@@ -232,7 +232,7 @@ TEST(Scheduler, ARejectedUndecodableBatchIsHandedOutAgain) {
 TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
   const core::UnitPlan plan(10, 2, core::Symmetry::full);
   proto::JobSpec job{10, 2, core::Symmetry::full, true, core::BoardSet::all, 1};
-  const std::uint64_t cap = 2000;   // bytes of boards per batch
+  const std::uint64_t cap = 300;   // bytes of boards per batch: a few units
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 256, {}, cap);
   auto with_boards = [&](const proto::WorkBatch& b) {
     proto::ResultBatch rb{b.batch_id, {}};
