@@ -28,17 +28,17 @@ for ((r = 0; r < reps; r++)); do
   run_variant mirror mpirun -n 2 "$bin" run --n "$n" --symmetry mirror --out "$tmp/b.h5" --force
   run_variant one_thread mpirun -n 2 "$bin" run --n "$n" --threads 1 --out "$tmp/c.h5" --force
 done
+declare -A label=(
+  [count]="nqueens count $n --threads 2"
+  [run]="mpirun -n 2 nqueens run --n $n   (the defaults)"
+  [mirror]="  same with --symmetry mirror   (the old default)"
+  [one_thread]="  same with --threads 1   (a worker on its bound core)"
+)
 base=$(echo "${wall[count]}" | median)
 printf '%-58s %8s %12s\n' "command (N=$n, $reps reps, medians of the whole command)" "wall s" "vs count"
 for v in "${variants[@]}"; do
   w=$(echo "${wall[$v]}" | median)
-  case $v in
-    count) label="nqueens count $n --threads 2" ;;
-    run) label="mpirun -n 2 nqueens run --n $n   (the defaults)" ;;
-    mirror) label="  same with --symmetry mirror   (the old default)" ;;
-    one_thread) label="  same with --threads 1   (a worker on its bound core)" ;;
-  esac
-  printf '%-58s %8.2f %12.3f\n' "$label" "$w" "$(awk -v a="$w" -v b="$base" 'BEGIN {print a / b}')"
+  printf '%-58s %8.2f %12.3f\n' "${label[$v]}" "$w" "$(awk -v a="$w" -v b="$base" 'BEGIN {print a / b}')"
 done
 grep -h "warning" "$tmp"/*.err | sort -u || true
 grep -h "^layout" "$tmp/run.out" | head -1

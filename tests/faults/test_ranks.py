@@ -37,6 +37,14 @@ def timed(argv, **kw):
     return p, time.monotonic() - t0
 
 
+def with_fault(kind, out, rng, reference, what):
+    """Runs the job with NQUEENS_INJECT_FAULT=kind:UNIT for a random unit: (process, seconds, unit)."""
+    uid = rng.randrange(int(attrs(reference)["units_total"]))
+    p, seconds = timed(args(out), extra_env={"NQUEENS_INJECT_FAULT": f"{kind}:{uid}"})
+    injected(what)
+    return p, seconds, uid
+
+
 def assert_no_rank_left(pids, grace=5):
     """Every rank is gone at most `grace` seconds after mpirun returned (it kills them as it
     exits; a rank may take a moment to die)."""
@@ -46,10 +54,8 @@ def assert_no_rank_left(pids, grace=5):
 
 
 def test_a_throwing_compute_thread_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):
-    uid = rng.randrange(int(attrs(reference)["units_total"]))
     out = workdir / "t.h5"
-    p, seconds = timed(args(out), extra_env={"NQUEENS_INJECT_FAULT": f"throw:{uid}"})
-    injected("compute thread throws")
+    p, seconds, uid = with_fault("throw", out, rng, reference, "compute thread throws")
     assert p.returncode == EXIT["rank_failed"], p.stderr
     assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end"
     # It says what failed: which rank, on which host, which unit.
@@ -64,10 +70,8 @@ def test_a_throwing_compute_thread_ends_the_job_promptly_and_the_rerun_is_exact(
 
 
 def test_an_undecodable_result_message_is_rejected_and_recomputed(workdir, rng, reference):
-    uid = rng.randrange(int(attrs(reference)["units_total"]))
     out = workdir / "u.h5"
-    p, seconds = timed(args(out), extra_env={"NQUEENS_INJECT_FAULT": f"undecodable:{uid}"})
-    injected("undecodable result message")
+    p, seconds, _ = with_fault("undecodable", out, rng, reference, "undecodable result message")
     assert p.returncode == EXIT["ok"], p.stderr
     assert seconds <= ENDS_WITHIN
     assert "rejected a result batch from rank" in p.stderr and "malformed result batch" in p.stderr, p.stderr
