@@ -1,5 +1,6 @@
 // The master's bookkeeping without MPI: batches, in-flight tracking and the checks on results.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -45,14 +46,23 @@ TEST(Scheduler, HandsOutEveryUnitOnceAndFinishes) {
 
 TEST(Scheduler, BatchesShrinkTowardsTheEnd) {
   const core::UnitPlan plan(12, 4);
-  Scheduler sched(plan, proto::JobSpec{12, 4}, kNoSkip, plan.size(), 2);
+  const int threads = 2;
+  Scheduler sched(plan, proto::JobSpec{12, 4}, kNoSkip, plan.size(), threads);
   std::vector<std::size_t> sizes;
+  std::uint64_t issued = 0;
   while (auto b = sched.next_batch(1)) {
+    // About a quarter of each thread's remaining share, between 1 and the cap of 256.
+    const std::uint64_t remaining = plan.size() - issued;
+    EXPECT_EQ(b->units.size(), std::clamp<std::uint64_t>(remaining / (4 * threads), 1, 256)) << sizes.size();
     sizes.push_back(b->units.size());
+    issued += b->units.size();
     give(sched, 1, answer(plan, *b));
   }
-  EXPECT_GT(sizes.front(), 1u);
+  EXPECT_EQ(issued, plan.size());
+  EXPECT_TRUE(std::is_sorted(sizes.rbegin(), sizes.rend()));   // never grows again
+  EXPECT_EQ(sizes.front(), std::min<std::uint64_t>(256, plan.size() / (4 * threads)));
   EXPECT_EQ(sizes.back(), 1u);
+  EXPECT_GT(std::count(sizes.begin(), sizes.end(), 1u), threads * 2);      // the tail spreads over every thread
 }
 
 TEST(Scheduler, SkipsDoneUnits) {

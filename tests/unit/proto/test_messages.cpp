@@ -41,13 +41,29 @@ TEST(Messages, ResultBatchRoundTripsWithBoardsAndLargeCounts) {
   EXPECT_EQ(proto::result_check(back.results[1]), r.check);
 }
 
-TEST(Messages, ChecksumChangesWithTheCount) {
+TEST(Messages, ChecksumChangesWithTheIdTheCountsAndEveryByteOfTheBoards) {
   proto::UnitResult r;
   r.id = 1;
   r.solutions = 10;
+  r.nodes = 99;
+  for (int i = 0; i < 37; ++i) r.boards.push_back(static_cast<std::uint8_t>(i % 13));   // whole words and a tail
+  r.class_sizes = {8, 4, 8};
   const auto a = proto::result_check(r);
-  r.solutions = 11;
-  EXPECT_NE(proto::result_check(r), a);
+  auto changed = [&](auto edit) {
+    proto::UnitResult x = r;
+    edit(x);
+    return proto::result_check(x) != a;
+  };
+  EXPECT_TRUE(changed([](auto& x) { x.id = 2; }));
+  EXPECT_TRUE(changed([](auto& x) { x.solutions = 11; }));
+  EXPECT_TRUE(changed([](auto& x) { x.nodes = 98; }));
+  for (std::size_t i = 0; i < r.boards.size(); ++i)
+    EXPECT_TRUE(changed([&](auto& x) { x.boards[i] ^= 1; })) << "board byte " << i;
+  EXPECT_TRUE(changed([](auto& x) { std::swap(x.boards[0], x.boards[1]); }));
+  EXPECT_TRUE(changed([](auto& x) { x.boards.pop_back(); }));
+  for (std::size_t i = 0; i < r.class_sizes.size(); ++i)
+    EXPECT_TRUE(changed([&](auto& x) { x.class_sizes[i] = 2; })) << "class size " << i;
+  EXPECT_FALSE(changed([](auto& x) { x.seconds = 5; }));   // timing is not part of the result
 }
 
 TEST(Messages, OtherProtocolVersionAndGarbageAreRefused) {
