@@ -22,7 +22,7 @@ for c in $cases; do
   out="$tmp/b$n.h5"
   rm -f "$out"
   run_s=$(seconds mpirun -n 2 /usr/bin/time -f "rss %M" "$bin" run --n "$n" --mode boards --boards "$set" --out "$out" --progress-interval 3600)
-  rss=$(awk '$1 == "rss" {printf "%s%.0f", sep, $2 / 1024; sep = "/"}' "$tmp/err")
+  rss=$(grep -o 'rss [0-9]*' "$tmp/err" | awk '{printf "%s%.0f", sep, $2 / 1024; sep = "/"}')
   boards=$(/usr/bin/python3 -c "import h5py; print(h5py.File('$out')['boards/solutions'].shape[0])")
   bytes=$(stat -c %s "$out")
   count_s=$(seconds "$bin" count "$n")
@@ -34,7 +34,7 @@ for c in $cases; do
       extra=()
       [[ $cmd == plot ]] && extra=(--out "$tmp/plots")
       s=$(seconds /usr/bin/time -f "rss %M" analysis/nqanalyze "$cmd" "$out" "${extra[@]}")
-      printf '        nqanalyze %-6s %8.1f s, peak RSS %s MB\n' "$cmd" "$s" "$(awk '$1 == "rss" {printf "%.0f", $2 / 1024}' "$tmp/err")"
+      printf '        nqanalyze %-6s %8.1f s, peak RSS %s MB\n' "$cmd" "$s" "$(grep -o 'rss [0-9]*' "$tmp/err" | awk '{printf "%.0f", $2 / 1024}')"
     done
   fi
 done
