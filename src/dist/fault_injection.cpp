@@ -75,6 +75,13 @@ void inject_unit_fault(std::uint64_t unit, int rank) {
     throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=throw:" + std::to_string(unit));
 }
 
+void inject_master_fault(const std::vector<core::WorkUnit>& units) {
+  if (fault().kind != "master-throw") return;
+  for (const auto& u : units)
+    if (u.id == fault().unit)
+      throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=master-throw:" + std::to_string(u.id));
+}
+
 void inject_work_fault(const proto::WorkBatch& batch, int rank) {
   if (fault().kind != "hang") return;
   for (const auto& u : batch.units)

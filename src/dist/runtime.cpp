@@ -318,6 +318,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       const auto units = sched.accept(w, rb);   // rb keeps the results accepted now
       for (std::size_t i = 0; i < units.size(); ++i)
         solutions += units[i].multiplicity * rb.results[i].solutions;
+      inject_master_fault(units);
       if (!units.empty()) hooks.on_results(rb, units);
     } catch (const ResultError& e) {
       hooks.on_rejected(w, e.what());

@@ -69,6 +69,20 @@ def test_a_throwing_compute_thread_ends_the_job_promptly_and_the_rerun_is_exact(
     assert_same_result(out, reference)
 
 
+def test_an_exception_in_the_master_ends_every_rank_promptly_and_the_rerun_is_exact(workdir, rng, reference):
+    """The master's own code throws in the middle of the job (a bug): the ranks waiting for it
+    must not hang; MPI_Abort ends them all with the error's exit code."""
+    out = workdir / "m.h5"
+    p, seconds, uid = with_fault("master-throw", out, rng, reference, "exception in the master")
+    assert p.returncode == EXIT["internal"], p.stderr
+    assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end"
+    assert f"rank 0 on host {os.uname().nodename}: injected fault: NQUEENS_INJECT_FAULT=master-throw:{uid}" in p.stderr
+    assert journal_of(out).exists() and not out.exists()
+    again = run(args(out), ranks=3, check=0)
+    assert "resuming from" in again.stderr or uid < 100   # the journal kept what was done
+    assert_same_result(out, reference)
+
+
 def test_an_undecodable_result_message_is_rejected_and_recomputed(workdir, rng, reference):
     out = workdir / "u.h5"
     p, seconds, _ = with_fault("undecodable", out, rng, reference, "undecodable result message")
