@@ -104,6 +104,18 @@ plug() {
   ip -n "$1" link set eth0 up
 }
 
+# unplug HOST I: remove HOST's eth0 and wait until its switch port p<I> is gone too (a veth's
+# peer goes with it, a TAP device when slowlink.py has closed it).
+unplug() {
+  local k
+  ip -n "$1" link del eth0 2>/dev/null || true
+  for ((k = 0; k < 100; k++)); do
+    ip -n "$SW" link show "p$2" >/dev/null 2>&1 || return 0
+    sleep 0.05
+  done
+  die "switch port p$2 of $1 is still there"
+}
+
 cmd_link() {
   local h i
   h=$(host_of "$1"); i=${h#"$P"}
@@ -112,15 +124,16 @@ cmd_link() {
 }
 
 cmd_slow() {
-  local h i ms=$2 loss=$3
+  local h i k ms=$2 loss=$3
   h=$(host_of "$1"); i=${h#"$P"}
   cmd_fast "$h"
-  ip -n "$h" link del eth0
+  unplug "$h" "$i"
   # slowlink.py creates both TAP devices (they vanish with it) and prints "ready".
-  /usr/bin/python3 "$mh_dir/slowlink.py" "/run/netns/$h" eth0 "/run/netns/$SW" "p$i" "$ms" "$loss" \
+  setsid /usr/bin/python3 "$mh_dir/slowlink.py" "/run/netns/$h" eth0 "/run/netns/$SW" "p$i" "$ms" "$loss" \
     >"$STATE/slowlink-$h.log" 2>&1 &
   echo $! >"$STATE/slowlink-$h.pid"
-  for ((k = 0; k < 100; k++)); do
+  # Creating a device whose name was just freed can wait a few seconds for the old one's release.
+  for ((k = 0; k < 600; k++)); do
     grep -q ready "$STATE/slowlink-$h.log" 2>/dev/null && break
     sleep 0.05
   done
@@ -138,7 +151,7 @@ cmd_fast() {
   kill "$pid" 2>/dev/null || true
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
   rm -f "$STATE/slowlink-$h.pid"
-  ip -n "$h" link del eth0 2>/dev/null || true
+  unplug "$h" "$i"
   plug "$h" "$i"
 }
 
