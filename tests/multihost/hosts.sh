@@ -64,6 +64,7 @@ kill_ns() {   # SIGKILL every process in netns $1, wait until they are gone
 
 cmd_down() {
   local ns f
+  [[ ! -d $SLURM_DIR ]] || (cmd_slurm_stop) || true
   for ns in $(hosts) $(ip netns list 2>/dev/null | awk -v s="$SW" '$1 == s {print $1}'); do
     kill_ns "$ns"
     ip netns del "$ns"
@@ -179,8 +180,11 @@ cmd_slurm_start() {
   hs=($(hosts))
   ((${#hs[@]} > 0)) || die "no emulated hosts (run: hosts.sh up)"
   bash "$mh_repo/scripts/setup-deps.sh"
-  start_munge   # one munged for all hosts: its socket is a file, reachable from every namespace
   mkdir -p "$SLURM_DIR" "$LOG_DIR" "$STATE_DIR"
+  # One munged for all hosts (its socket is a file, reachable from every namespace); stopped by
+  # `slurm stop` only if it was started here (the single-node cluster may be using it).
+  live_pid "$MUNGE_PID" >/dev/null || touch "$SLURM_DIR/munged-started-here"
+  start_munge
   # slurmstepd's PMIx server puts its client directory under TmpFS: one per node, like /tmp.
   lines="TmpFS=$SLURM_DIR/tmp-%n"
   for h in "${hs[@]}"; do
@@ -216,6 +220,10 @@ cmd_slurm_stop() {
   slurm_settings
   for h in $(hosts); do stop_pidfile "$SLURM_DIR/slurmd-$h.pid" "slurmd on $h"; done
   stop_pidfile "$CTLD_PID" slurmctld
+  if [[ -e $SLURM_DIR/munged-started-here ]]; then
+    stop_pidfile "$MUNGE_PID" munged
+    rm -f "$SLURM_DIR/munged-started-here"
+  fi
 }
 
 # client CMD...: a Slurm client command on host 1 (where slurmctld listens) with this cluster's config.

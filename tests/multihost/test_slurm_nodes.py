@@ -4,11 +4,12 @@ shared; srun --mpi=pmix starts the ranks on all three nodes, Open MPI talks TCP 
 import os
 
 from conftest import HOSTS, MCA, PREFIX
+from nqtest import BIN
 from slurmtest import SLURM_DIR, assert_complete, log_text, write_job
 
 
 def job_env():
-    e = dict(os.environ, NQUEENS_BIN=os.environ.get("NQUEENS_BIN", ""))
+    e = dict(os.environ, NQUEENS_BIN=BIN)
     e.update({k: MCA[k] for k in ("OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_oob_tcp_if_include")})
     return e
 
