@@ -9,12 +9,17 @@
 # the job costs without dispatch.
 # Usage: bench/dispatch.sh [LAYOUTS="2x1 3x1 5x1 9x1 2x2"] [N=14] [DEPTH=10]
 #        (ranks x threads per worker rank; build first: scripts/build.sh release)
+# Environment: NQUEENS_BIN (default build/release/src/app/nqueens); NQ_MPIRUN, the launcher and
+# its options (default "mpirun"; tests/multihost runs the layouts across emulated hosts with
+# "mpirun --hostfile ... --mca btl self,tcp ...": options on the command line win over
+# scripts/mpi-env.sh's one-machine settings).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 layouts=${1:-"2x1 3x1 5x1 9x1 2x2"}
 n=${2:-14}
 depth=${3:-10}
-bin=build/release/src/app/nqueens
+bin=${NQUEENS_BIN:-build/release/src/app/nqueens}
+read -r -a mpirun <<<"${NQ_MPIRUN:-mpirun}"
 source scripts/mpi-env.sh
 job=(run --n "$n" --depth "$depth" --symmetry mirror --progress-interval 3600 --force)
 
@@ -30,7 +35,7 @@ printf '%-28s %10s %9.2f %12s %10s %12s\n' "one process, $(nproc) threads" "$uni
 for l in $layouts; do
   ranks=${l%x*}
   threads=${l#*x}
-  out=$(mpirun -n "$ranks" "$bin" "${job[@]}" --threads "$threads" --out "$tmp/$l.h5" 2>/dev/null)
+  out=$("${mpirun[@]}" -n "$ranks" "$bin" "${job[@]}" --threads "$threads" --out "$tmp/$l.h5" 2>/dev/null)
   # dispatch <units> units in <batches> work batches, <rate> units/s; <sent> + <received> bytes per unit
   read -r units batches rate sent recv < <(awk '$1 == "dispatch" {gsub(/[;,]/, ""); print $2, $5, $8, $10, $12}' <<<"$out")
   secs=$(field seconds <<<"$out")

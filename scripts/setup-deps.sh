@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package nqueens needs (build, MPI, HDF5, tests, Slurm, analysis).
+# Installs every Debian package nqueens needs (build, MPI, HDF5, tests, Slurm, analysis, and the
+# multihost tier's emulated hosts: ip from iproute2, nsenter/unshare from util-linux).
 # Idempotent and quick when everything is present: apt runs only for missing packages.
 # Called by `scripts/run-demo`, `scripts/run-tests` and `.ci/run`; needs root (or sudo).
 set -euo pipefail
@@ -12,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libcli11-dev libtomlplusplus-dev
   slurmctld slurmd slurm-client munge
+  iproute2 util-linux hostname
   python3-h5py python3-numpy python3-matplotlib python3-pytest
 )
 

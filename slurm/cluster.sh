@@ -14,6 +14,8 @@
 #
 # Environment: NQ_SLURM_TIMEOUT (seconds to wait for the node to become idle, default 60),
 #              NQ_SLURM_PARTITION (partition name, default "main").
+# Sourced (not run), it only defines the functions and settings: tests/multihost/hosts.sh reuses
+# the munge start, the pid-file handling and the config text for its cluster of emulated hosts.
 # Logs: /var/log/slurm/slurmctld.log, /var/log/slurm/slurmd.log, /var/log/munge/munged.log.
 # Facts behind the settings: /work/shared/notes/platform.md ("Slurm on one machine").
 set -euo pipefail
@@ -27,6 +29,8 @@ MUNGE_PID=/run/munge/munged.pid
 CTLD_PID=/run/slurmctld.pid
 SLURMD_PID=/run/slurmd.pid
 LOG_DIR=/var/log/slurm
+CTLD_LOG=$LOG_DIR/slurmctld.log
+SLURMD_LOG=$LOG_DIR/slurmd.log
 STATE_DIR=/var/spool/slurmctld
 SPOOL_DIR=/var/spool/slurmd
 TIMEOUT=${NQ_SLURM_TIMEOUT:-60}
@@ -60,19 +64,35 @@ node_usable() {
   esac
 }
 
-render_conf() {
-  local host node_line
-  host=$(node_name)
-  # `slurmd -C` prints "NodeName=... CPUs=... RealMemory=..." then an UpTime line. RealMemory is
-  # lowered by 5 % so a node whose free memory wobbles is never drained for "Low RealMemory".
-  node_line=$(slurmd -C | awk '/^NodeName=/ {
-      for (i = 1; i <= NF; i++) if ($i ~ /^RealMemory=/) { split($i, a, "="); $i = "RealMemory=" int(a[2] * 0.95) }
+# This machine's hardware as a node line: `slurmd -C` prints "NodeName=... CPUs=...
+# RealMemory=..." then an UpTime line. RealMemory is lowered by 5 % so a node whose free memory
+# wobbles is never drained for "Low RealMemory". $1 replaces the node name (default: this host).
+node_hardware() {
+  local line
+  line=$(slurmd -C | awk -v name="${1:-}" '/^NodeName=/ {
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^RealMemory=/) { split($i, a, "="); $i = "RealMemory=" int(a[2] * 0.95) }
+        if (name != "" && $i ~ /^NodeName=/) $i = "NodeName=" name
+      }
       print; exit }')
-  [[ -n $node_line ]] || die "slurmd -C printed no NodeName line"
+  [[ -n $line ]] || die "slurmd -C printed no NodeName line"
+  echo "$line"
+}
+
+render_conf() {
+  local host
+  host=$(node_name)
+  conf_text "${host}(127.0.0.1)" "$(node_hardware) NodeAddr=127.0.0.1 State=UNKNOWN" "$host" \
+    "a single-node cluster for nqueens"
+}
+
+# conf_text CTLD_HOST LINES PARTITION_NODES WHAT: slurm.conf with the paths and ports set above;
+# LINES (the node lines, and any settings of the caller's own) go before the partition.
+conf_text() {
   cat <<EOF
-# Written by slurm/cluster.sh: a single-node cluster for nqueens (do not edit; rerun the script).
-ClusterName=nqueens
-SlurmctldHost=${host}(127.0.0.1)
+# Written by ${CONF_WRITER:-slurm/cluster.sh}: $4 (do not edit; rerun the script).
+ClusterName=${CLUSTER_NAME:-nqueens}
+SlurmctldHost=$1
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -83,8 +103,8 @@ StateSaveLocation=${STATE_DIR}
 SlurmdSpoolDir=${SPOOL_DIR}
 SlurmctldPidFile=${CTLD_PID}
 SlurmdPidFile=${SLURMD_PID}
-SlurmctldLogFile=${LOG_DIR}/slurmctld.log
-SlurmdLogFile=${LOG_DIR}/slurmd.log
+SlurmctldLogFile=${CTLD_LOG}
+SlurmdLogFile=${SLURMD_LOG}
 SlurmctldDebug=info
 SlurmdDebug=info
 # No cgroups and no systemd here: track processes by parent pid, no task binding.
@@ -102,8 +122,8 @@ KillWait=5
 MinJobAge=600
 JobRequeue=1
 MailProg=/bin/true
-${node_line} NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=${PARTITION} Nodes=${host} Default=YES MaxTime=INFINITE State=UP
+$2
+PartitionName=${PARTITION} Nodes=$3 Default=YES MaxTime=INFINITE State=UP
 EOF
 }
 
@@ -172,7 +192,7 @@ wait_idle() {
     sleep 0.5
   done
   sinfo -N -l >&2 || true
-  tail -n 20 "$LOG_DIR/slurmctld.log" "$LOG_DIR/slurmd.log" >&2 2>/dev/null || true
+  tail -n 20 "$CTLD_LOG" "$SLURMD_LOG" >&2 2>/dev/null || true
   die "node $(node_name) not idle after ${TIMEOUT}s (state: '${st:-none}'); logs above"
 }
 
@@ -207,7 +227,7 @@ cmd_start() {
     scontrol ping 2>/dev/null | grep -q 'is UP' && break
     sleep 0.1
   done
-  scontrol ping 2>/dev/null | grep -q 'is UP' || { tail -n 20 "$LOG_DIR/slurmctld.log" >&2 || true; die "slurmctld does not answer"; }
+  scontrol ping 2>/dev/null | grep -q 'is UP' || { tail -n 20 "$CTLD_LOG" >&2 || true; die "slurmctld does not answer"; }
   if ! live_pid "$SLURMD_PID" >/dev/null; then
     say "starting slurmd"
     slurmd -N "$(node_name)"
@@ -232,6 +252,8 @@ cmd_status() {
   fi
   return $rc
 }
+
+[[ ${BASH_SOURCE[0]} == "$0" ]] || return 0   # sourced: functions only
 
 case "${1:-}" in
   start) cmd_start ;;

@@ -1,0 +1,49 @@
+"""slurm/nqueens.sbatch on a Slurm cluster of the three emulated hosts: one slurmctld (on host
+1), one slurmd per host (`-N host<i>`, its own spool directory, NodeAddr = its address), munge
+shared; srun --mpi=pmix starts the ranks on all three nodes, Open MPI talks TCP between them."""
+import os
+
+from conftest import HOSTS, MCA, PREFIX
+from nqtest import BIN
+from slurmtest import SLURM_DIR, assert_complete, log_text, write_job
+
+
+def job_env():
+    e = dict(os.environ, NQUEENS_BIN=BIN)
+    e.update({k: MCA[k] for k in ("OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_oob_tcp_if_include")})
+    return e
+
+
+RESOURCES = ["--nodes=3", "--ntasks-per-node=2", "-c", "1"]   # 6 ranks: the master and 5 workers
+
+
+def test_a_job_over_three_nodes(slurm, workdir, report):
+    jobs = []
+    try:
+        job = write_job(workdir, "n14.toml", n=14, mode="count", out="results/n14.h5")
+        jid = slurm.sbatch(RESOURCES + ["--time=5", str(SLURM_DIR / "nqueens.sbatch"), str(job)], workdir, job_env(), jobs)
+        (rec,) = slurm.wait_jobs([jid], timeout=180)
+        log = log_text(workdir / f"nqueens-{jid}.out")
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
+        assert rec["NodeList"] == f"{PREFIX}[1-3]", rec
+        a = assert_complete(workdir / "results" / "n14.h5", 14, ranks=6)
+        assert a["hosts"] == ",".join(HOSTS) and a["threads"] == 1
+        assert f"on {PREFIX}[1-3]: 6 ranks x 1 threads" in log, log
+        report(f"slurm: job {jid} over {rec['NodeList']}: 6 ranks, hosts {a['hosts']}, exact total")
+    finally:
+        slurm.cancel(jobs)
+
+
+def test_time_limit_checkpoint_requeue_resume_across_nodes(slurm, workdir, report):
+    """The job over all three nodes is warned before its time limit, checkpoints (exit 75), is
+    requeued and resumes on the three nodes with the exact count (slurmtest.Slurm.time_limit_job)."""
+    n = int(os.environ.get("NQ_MH_TIMELIMIT_N", "18"))
+    jobs = []
+    try:
+        rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n)
+        a = assert_complete(result, n, ranks=6)
+        assert a["hosts"] == ",".join(HOSTS)
+        report(f"slurm: time limit -> checkpoint -> requeue -> resume over {rec['NodeList']}: "
+               f"{rec['Restarts']} restart(s), exact total {a['total']}")
+    finally:
+        slurm.cancel(jobs)

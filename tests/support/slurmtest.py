@@ -1,0 +1,190 @@
+"""Helpers shared by the tiers that run jobs on a real Slurm cluster (tests/slurm: the single-node
+cluster of slurm/cluster.sh; tests/multihost: one slurmd per emulated host). A `Slurm` talks to
+one cluster: its client commands are prefixed by `client` (e.g. ["hosts.sh", "client"] to run
+them on the host where that cluster's slurmctld listens)."""
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import h5py
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SLURM_DIR = REPO / "slurm"
+KNOWN = {}
+for _line in (REPO / "data" / "known-counts.tsv").read_text().splitlines()[1:]:
+    _f = _line.split("\t")
+    KNOWN[int(_f[0])] = (int(_f[1]), int(_f[2]))
+
+# Job states after which a job will not run again (unless requeued: then it is PENDING).
+FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+         "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
+# slurmctld checks time limits (and sends --signal warnings) every PERIODIC_TIMEOUT seconds.
+CONTROLLER_TICK = 30
+
+
+def run(cmd, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    return subprocess.run(cmd, **kw)
+
+
+class Slurm:
+    def __init__(self, client=()):
+        self.client = list(client)
+
+    def run(self, cmd, **kw):
+        return run(self.client + list(cmd), **kw)
+
+    def job_records(self, job_id):
+        """`scontrol show job -o ID` as a list of dicts (an array job gives one per task/record)."""
+        res = self.run(["scontrol", "show", "job", "-o", str(job_id)])
+        assert res.returncode == 0, f"scontrol show job {job_id}: {res.stderr}"
+        recs = []
+        for line in res.stdout.splitlines():
+            if not line.strip():
+                continue
+            rec = {}
+            for m in re.finditer(r"(\w[\w/:]*)=(\S*)", line):
+                rec.setdefault(m.group(1), m.group(2))
+            recs.append(rec)
+        return recs
+
+    def in_queue(self, job_ids):
+        """Jobs (or array tasks) still pending, running or completing."""
+        res = self.run(["squeue", "-h", "-r", "-o", "%i %T %r", "-j", ",".join(map(str, job_ids))])
+        return [l for l in res.stdout.splitlines() if l.strip()]
+
+    def nodes_released(self):
+        """No CPU of any node is allocated to a job."""
+        out = self.run(["scontrol", "-o", "show", "node"]).stdout
+        nodes = [l for l in out.splitlines() if l.strip()]
+        return bool(nodes) and all("CPUAlloc=0 " in l for l in nodes)
+
+    def wait_jobs(self, job_ids, timeout, on_requeued=None):
+        """Waits until every job (array jobs: every task) has left the queue for good.
+
+        A job that checkpointed and requeued itself sits PENDING with Reason=BeginTime for ~120 s;
+        we call on_requeued(rec) and start it early (`scontrol update JobId=X StartTime=now`), but
+        only once the nodes have released the previous run (no CPU allocated) and a few seconds
+        have passed: started within a second of its requeue, slurmctld allocates the job before
+        slurmd has finished the old run and kills it ("Killing non-startable batch job: Job
+        credential revoked", exit 1; seen in CI). Returns the final records of all jobs/tasks."""
+        deadline = time.monotonic() + timeout
+        seen = {}   # (job, restarts) -> when the requeued job was first seen pending
+        bumped = set()
+        while True:
+            for jid in job_ids:
+                for rec in self.job_records(jid):
+                    if rec.get("JobState") == "PENDING" and rec.get("Reason") == "BeginTime":
+                        key = (rec["JobId"], rec.get("Restarts"))
+                        if key not in seen:
+                            seen[key] = time.monotonic()
+                            if on_requeued:
+                                on_requeued(rec)
+                        if key not in bumped and time.monotonic() - seen[key] >= 3 and self.nodes_released():
+                            bumped.add(key)
+                            self.run(["scontrol", "update", f"JobId={rec['JobId']}", "StartTime=now"])
+            if not self.in_queue(job_ids):
+                recs = [r for jid in job_ids for r in self.job_records(jid)]
+                if all(r.get("JobState") in FINAL for r in recs):
+                    return recs
+            if time.monotonic() > deadline:
+                pytest.fail(f"jobs {job_ids} not finished after {timeout} s: {self.in_queue(job_ids)}")
+            time.sleep(1)
+
+    def sbatch(self, args, cwd, env, jobs):
+        res = self.run(["sbatch", "--parsable"] + list(args), cwd=cwd, env=env)
+        assert res.returncode == 0, f"sbatch {args} failed: {res.stderr}"
+        jid = res.stdout.strip().split(";")[0]
+        jobs.append(jid)
+        return jid
+
+    def cancel(self, job_ids):
+        if job_ids:
+            self.run(["scancel"] + list(job_ids))
+
+    def time_limit_job(self, workdir, env, jobs, resources, n):
+        """Runs slurm/nqueens.sbatch on an N-queens count whose time limit strikes mid-run: the
+        warning signal makes nqueens checkpoint (exit 75), the script requeues the job, and the
+        rerun resumes. `resources` are the sbatch options for the job's size (e.g. ["-n", "2"]).
+        Checks the partial file between the runs and the log; returns (record, log, result path).
+
+        slurmctld sends --signal warnings only on its time-limit check, every 30 s. So that the
+        warning comes a few seconds into the run whatever the machine's speed, a probe job first
+        finds when the checks happen and the real job is submitted ~10 s before one."""
+        lead = 10   # seconds of computing before the warning
+        probe_out = workdir / "probe.txt"
+        # 2 min with the warning 90 s before the end: the warning comes on the first check after
+        # 30 s, long before the limit, however the checks fall.
+        probe = self.sbatch(["--time=2", "--signal=B:USR1@90", "-n", "1", "-c", "1", "-o", "/dev/null",
+                             "--wrap", f"trap 'date +%s.%N > {probe_out}; exit 0' USR1; sleep 90 & wait"],
+                            workdir, env, jobs)
+        self.wait_jobs([probe], timeout=180)
+        assert probe_out.is_file(), "probe job got no USR1 warning within its time limit"
+        tick = float(probe_out.read_text())
+        now = time.time()
+        next_tick = tick + CONTROLLER_TICK * max(1, int((now + lead + 2 - tick) // CONTROLLER_TICK) + 1)
+        time.sleep(max(0.0, next_tick - lead - time.time()))
+
+        job = write_job(workdir, f"n{n}.toml", n=n, mode="count", symmetry="none", out=f"results/n{n}.h5")
+        jid = self.sbatch(list(resources) + ["--time=1", "--signal=B:USR1@30",
+                                             str(SLURM_DIR / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+        result = workdir / "results" / f"n{n}.h5"
+        partials = []
+
+        def on_requeued(rec):
+            # The job is between runs: its file must be a valid partial result.
+            a = attrs(result)
+            partials.append(a)
+            assert a["status"] == "partial"
+            assert 0 < int(a["units_done"]) < int(a["units_total"])
+            assert 0 < int(a["total"]) < KNOWN[n][0]
+
+        recs = self.wait_jobs([jid], timeout=300, on_requeued=on_requeued)
+        log = log_text(workdir / f"nqueens-{jid}.out")
+        (rec,) = recs
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
+        assert int(rec["Restarts"]) >= 1, (
+            f"the job was never interrupted (N = {n} finished before the warning?):\n{log}")
+        assert partials, f"no partial result seen between runs:\n{log}"
+        assert "got SIGUSR1" in log and "nqueens exited with code 75" in log and "job requeued" in log, log
+        assert log.count("start (restart") == int(rec["Restarts"]) + 1
+        return rec, log, result
+
+
+def attrs(path):
+    assert Path(path).is_file(), f"no result file {path}"
+    with h5py.File(path, "r") as f:
+        a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        a["_unit_ids"] = f["units/id"][:].tolist()
+        a["_unit_solutions"] = f["units/solutions"][:].tolist()
+    return a
+
+
+def assert_complete(path, n, ranks=None):
+    a = attrs(path)
+    assert a["format"] == "nqueens-result"
+    assert int(a["n"]) == n
+    assert a["status"] == "complete", f"{path}: status {a['status']}"
+    assert int(a["total"]) == KNOWN[n][0], f"{path}: total {a['total']} != known {KNOWN[n][0]}"
+    assert int(a["unique"]) == KNOWN[n][1], f"{path}: unique {a['unique']} != known {KNOWN[n][1]}"
+    assert a["matches_known"] == "yes"
+    assert int(a["units_done"]) == int(a["units_total"]) == len(a["_unit_ids"])
+    if ranks is not None:
+        assert int(a["ranks"]) == ranks
+    return a
+
+
+def log_text(path):
+    p = Path(path)
+    assert p.is_file(), f"no job log {p}"
+    return p.read_text(errors="replace")
+
+
+def write_job(dirpath, name, **keys):
+    lines = [f'{k} = "{v}"' if isinstance(v, str) else f"{k} = {v}" for k, v in keys.items()]
+    p = Path(dirpath) / name
+    p.write_text("\n".join(lines) + "\n")
+    return p
