@@ -228,8 +228,7 @@ int MasterSession::run(const proto::JobSpec& job) {
   if (!outcome.unresponsive.empty()) {
     std::string ranks;
     for (const int r : outcome.unresponsive) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-    std::cerr << "nqueens: rank(s) " << ranks << " did not answer the stop within "
-              << static_cast<int>(dist::kStopWaitSeconds) << " s (hung, stopped or cut off); "
+    std::cerr << "nqueens: rank(s) " << ranks << " did not answer the stop (hung, stopped or cut off); "
               << (code_ == kOk ? "the result file is complete; " : "")
               << "ending the job with MPI_Abort (exit " << code_ << ")\n";
     mpi_.abort(code_);

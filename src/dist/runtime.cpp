@@ -190,6 +190,14 @@ MpiSession::MpiSession() {
   int len = 0;
   check_mpi(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
   host_.assign(name, static_cast<std::size_t>(len));
+  {
+    std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0'), all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
+    std::copy(host_.begin(), host_.end(), mine.begin());
+    check_mpi(MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                            MPI_CHAR, MPI_COMM_WORLD),
+              "MPI_Allgather");
+    for (int r = 0; r < size_; ++r) rank_hosts_.emplace_back(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
+  }
 
   // The ranks sharing this node plan their CPUs together (dist/layout.h).
   MPI_Comm node;
@@ -229,8 +237,7 @@ void MpiSession::abort(int code) const {
 }
 
 std::string MpiSession::gather_hosts() const {
-  std::set<std::string> hosts;
-  for (auto& h : gather_strings(host_, rank_, size_, MPI_MAX_PROCESSOR_NAME)) hosts.insert(std::move(h));
+  const std::set<std::string> hosts(rank_hosts_.begin(), rank_hosts_.end());
   std::string out;
   for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
   return out;
@@ -432,7 +439,15 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   std::vector<bool> stopped(static_cast<std::size_t>(size), false);
   int confirmed = 0;
   const auto stop_t0 = std::chrono::steady_clock::now();
-  while (confirmed < size - 1 && seconds_since(stop_t0) < kStopWaitSeconds) {
+  auto waited_enough = [&] {
+    const double waited = seconds_since(stop_t0);
+    if (waited >= kRemoteStopWaitSeconds) return true;
+    if (waited < kStopWaitSeconds) return false;
+    for (int w = 1; w < size; ++w)
+      if (!stopped[w] && mpi.host_of(w) != mpi.host()) return false;   // see kRemoteStopWaitSeconds
+    return true;
+  };
+  while (confirmed < size - 1 && !waited_enough()) {
     int tag = 0;
     if (auto msg = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG, &tag)) {
       if (tag == kTagStopped && !stopped[msg->first]) {
@@ -447,7 +462,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   for (int w = 1; w < size; ++w)
     if (!stopped[w]) out.unresponsive.push_back(w);
   // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
-  while (out.unresponsive.empty() && !sender.empty() && seconds_since(stop_t0) < 2 * kStopWaitSeconds) {
+  while (out.unresponsive.empty() && !sender.empty() && seconds_since(stop_t0) < kRemoteStopWaitSeconds + kStopWaitSeconds) {
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
   }

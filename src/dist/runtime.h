@@ -38,12 +38,13 @@ class MpiSession {
   // had). A warning when those are fewer than the node's CPUs.
   int default_threads() const { return default_threads_; }
   const std::string& host() const { return host_; }
+  const std::string& host_of(int rank) const { return rank_hosts_.at(static_cast<std::size_t>(rank)); }
   // The layout warnings of all nodes, on rank 0 (collective: call on every rank).
   std::vector<std::string> gather_warnings() const;
   // Ends every rank of the job at once with `code` (MPI_Abort); for a job that cannot finish
   // cleanly (a rank that does not answer, an exception on one rank).
   [[noreturn]] void abort(int code) const;
-  // Comma-separated distinct host names of all ranks (collective: call on every rank).
+  // Comma-separated distinct host names of all ranks (known on every rank since the start).
   std::string gather_hosts() const;
   // The largest of `value` over all ranks (collective), e.g. the worst test result.
   int max_over_ranks(int value) const;
@@ -53,6 +54,7 @@ class MpiSession {
   int size_ = 1;
   int default_threads_ = 1;
   std::string host_;
+  std::vector<std::string> rank_hosts_;   // host of every rank
   std::string warning_;
 };
 
@@ -105,8 +107,12 @@ class MasterHooks {
 };
 
 
-// How long the master waits for the workers to confirm the stop at the end.
-inline constexpr double kStopWaitSeconds = 5;
+// How long the master waits for the workers to confirm the stop at the end: kStopWaitSeconds when
+// every silent rank runs on the master's host, kRemoteStopWaitSeconds when one runs elsewhere.
+// Open MPI 4.1's mpirun cannot finish an MPI_Abort while a node is unreachable (it waits for
+// that node's daemon, seen for minutes with a cut link), so a silent remote rank first gets the
+// time for Open MPI's own failure detection (its TCP keepalive) to end the job.
+inline constexpr double kStopWaitSeconds = 5, kRemoteStopWaitSeconds = 30;
 // A worker is stalled after max(kStallSeconds, kStallFactor x its batch's estimated time).
 inline constexpr double kStallSeconds = 3, kStallFactor = 10;
 // With every worker stalled for this long the job stops (rank_failure).
