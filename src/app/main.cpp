@@ -5,6 +5,7 @@
 #include <iostream>
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "core/stop.h"
 #include "core/symmetry.h"
 #include "core/types.h"
 #include "proto/messages.h"
@@ -77,8 +78,11 @@ int main(int argc, char** argv) {
   try {
     return run();
   } catch (const Failure& e) {
-    std::cerr << "nqueens: error: " << e.what() << "\n";
+    std::cerr << (e.code() == kInterrupted ? "nqueens: " : "nqueens: error: ") << e.what() << "\n";
     return e.code();
+  } catch (const nq::core::Interrupted& e) {
+    std::cerr << "nqueens: " << e.what() << "\n";
+    return kInterrupted;
   } catch (const nq::store::NotAResultFile& e) {
     std::cerr << "nqueens: error: " << e.what() << "\n";
     return kBadInput;
