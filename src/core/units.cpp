@@ -1,6 +1,7 @@
 #include "core/units.h"
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <random>
@@ -311,7 +312,12 @@ bool UnitCursor::next(WorkUnit& out) {
 }
 
 std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
-  // next()'s walk, except that the last level adds its free squares at once.
+  // next()'s walk, except that the last two levels are counted without being walked: for each
+  // free square c of the next-to-last row, the free squares of the last row (computed once,
+  // without c) minus the three that c attacks. Only the mirror scheme's row 1 of an odd board
+  // depends on row 0 otherwise (allowed()); there the last level alone is counted.
+  const int n = plan_.n();
+  const bool row1_depends = !plan_.border_scheme() && plan_.symmetry() == Symmetry::mirror && n % 2 == 1;
   StopPoll poll(stop, "counting the work units");
   std::uint64_t count = 0;
   while (!done_ && count < cap) {
@@ -329,7 +335,18 @@ std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
       d_ = 0;
       avail_[0] = free_in(0);
     }
-    if (d_ + 1 == levels_) {
+    if (d_ + 2 == levels_ && !(row1_depends && rows_[d_ + 1] == 1)) {
+      const Mask last = free_in(d_ + 1);   // row rows_[d_] is still empty here
+      const int gap = rows_[d_ + 1] - rows_[d_];
+      for (Mask m = avail_[d_]; m; m &= m - 1) {
+        const int c = std::countr_zero(m);
+        Mask hit = Mask{1} << c;
+        if (c + gap < kMaxN) hit |= Mask{1} << (c + gap);
+        if (c - gap >= 0) hit |= Mask{1} << (c - gap);
+        count += static_cast<std::uint64_t>(std::popcount(last & ~hit));
+      }
+      avail_[d_] = 0;
+    } else if (d_ + 1 == levels_) {
       count += static_cast<std::uint64_t>(std::popcount(avail_[d_]));
       avail_[d_] = 0;
     }
@@ -388,9 +405,10 @@ std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {
   std::vector<double> units(static_cast<std::size_t>(depth) + 1, 0.0);
   std::vector<bool> sampled(units.size(), false);
   // w more nodes at `level` of base b: they count for every depth whose units they are.
-  auto add = [&](const Base& b, int level, double w) {
-    for (int d = b.first_depth[level]; d < b.first_depth[level + 1]; ++d) units[d] += w;
+  auto add_to = [&](std::vector<double>& to, const Base& b, int level, double w) {
+    for (int d = b.first_depth[level]; d < b.first_depth[level + 1]; ++d) to[static_cast<std::size_t>(d)] += w;
   };
+  auto add = [&](const Base& b, int level, double w) { add_to(units, b, level, w); };
   auto free_at = [&](const Node& x, int level) {
     cursor.placement_ = x.placement;
     std::copy_n(bases[x.base].rows, bases[x.base].levels, cursor.rows_);
@@ -424,6 +442,9 @@ std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {
   }
   // Knuth's estimator below the frontier's children: a random descent multiplies the numbers
   // of free squares on its way; its product at a level estimates that level's nodes.
+  // The error: the spread of the frontier nodes' estimates, as if they were one random sample
+  // (an overestimate: each node is probed, and the nodes differ more than the probes do).
+  std::vector<double> sum(units.size(), 0.0), sum_sq(units.size(), 0.0), mine(units.size());
   if (!frontier.empty()) {
     std::mt19937_64 rng(std::uint64_t(plan.n()) << 16 | std::uint64_t(depth) << 8 |
                         static_cast<std::uint64_t>(plan.symmetry()));
@@ -432,6 +453,7 @@ std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {
       const Base& b = bases[x.base];
       for (int d = b.first_depth[level + 2 > b.levels ? b.levels + 1 : level + 2]; d <= depth; ++d) sampled[d] = true;
       std::copy_n(b.rows, b.levels, cursor.rows_);
+      std::fill(mine.begin(), mine.end(), 0.0);
       for (std::size_t p = 0; p < per_node; ++p) {
         cursor.placement_ = x.placement;
         double w = 1.0 / static_cast<double>(per_node);
@@ -440,17 +462,27 @@ std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {
           const int c = std::popcount(m);
           if (c == 0) break;
           w *= c;
-          if (l > level) add(b, l + 1, w);
+          if (l > level) add_to(mine, b, l + 1, w);
           if (l + 1 == b.levels) break;
           Mask pick = m;
           for (auto k = rng() % static_cast<std::uint64_t>(c); k > 0; --k) pick &= pick - 1;
           cursor.placement_[b.rows[l]] = static_cast<Column>(std::countr_zero(pick));
         }
       }
+      for (std::size_t d = 1; d < units.size(); ++d) {
+        units[d] += mine[d];
+        sum[d] += mine[d];
+        sum_sq[d] += mine[d] * mine[d];
+      }
     }
   }
   std::vector<SizeEstimate> out;
-  for (int d = 1; d <= depth; ++d) out.push_back({units[d], !sampled[d]});
+  const auto m = static_cast<double>(frontier.size());
+  for (std::size_t d = 1; d < units.size(); ++d) {
+    const double variance = m > 1 ? std::max(0.0, sum_sq[d] - sum[d] * sum[d] / m) * m / (m - 1) : 0.0;
+    const double error = units[d] > 0 && sampled[d] ? std::sqrt(variance) / units[d] : 0.0;
+    out.push_back({units[d], !sampled[d], sampled[d] && m == 1 ? 1.0 : error});
+  }
   return out;
 }
 
