@@ -188,13 +188,16 @@ class ResultFile:
 
     def count(self, name):
         """The exact value of a count (total, unique) as a Python int: its 64-bit halves from
-        version 2 on, the uint64 attribute in version 1. None where it is missing or its
-        attributes disagree (count_problem says how)."""
+        version 2 on, the uint64 attribute in version 1. Where the attributes disagree
+        (count_problem says how), the uint64 attribute unless it says "does not fit" (then the
+        halves), so checks compare against what most readers see; None if neither is there."""
+        u64 = self.int_attr(name)
         if self.format_version == 1:
-            return self.int_attr(name)
-        if self.count_problem(name) is not None:
-            return None
-        return (self.int_attr(name + "_hi") << 64) | self.int_attr(name + "_lo")
+            return u64
+        hi, lo = self.int_attr(name + "_hi"), self.int_attr(name + "_lo")
+        if self.count_problem(name) is not None and u64 is not None and u64 != DOES_NOT_FIT:
+            return u64
+        return None if hi is None or lo is None else (hi << 64) | lo
 
     def count_problem(self, name):
         """None if the attributes of a count agree with each other, else what is wrong."""

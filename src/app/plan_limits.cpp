@@ -109,6 +109,9 @@ enum class Known { counted, estimated, more_than };
 
 }  // namespace
 
+// The README's Limits table quotes these sizes: update it with them.
+static_assert(sizeof(store::UnitRecord) == 88 && sizeof(core::WorkUnit) == 48, "README, Limits: per-unit bytes");
+
 PlanCost run_cost(int shard_count) { return {"run", sizeof(store::UnitRecord), 2, shard_count}; }
 PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
 
