@@ -1,7 +1,8 @@
 """Plans that cannot run are refused up front (exit 2, naming a depth and a shard count that
 work, before any file is touched), SIGTERM is answered in the long phases before and after the
-computation (counting the plan, the Burnside search), and totals past 2^64 are exact through
-run, info, merge and the files. The real binary, plainly and under mpirun -n 2.
+computation (counting the plan, the Burnside search, writing the result file), and totals past
+2^64 are exact through run, info, merge and the files. The real binary, plainly and under
+mpirun -n 2.
 
 Timing: a signal is sent at a deterministic point (the phase's announcement on stderr), with the
 process stopped (SIGSTOP) while it is queued, so the phase is certainly still running when the
@@ -210,3 +211,33 @@ def test_merge_sums_shards_past_2_to_64_exactly(workdir):
     b = attrs(merged)
     assert b["total_decimal"] == str(total) and (b["total_hi"], b["total_lo"]) == (1, KNOWN[16]["total"])
     assert b["unique"] == unique and b["status"] == "complete"
+
+
+def test_sigterm_while_the_result_file_is_written_abandons_the_write_and_keeps_the_journal(workdir):
+    out = workdir / "w.h5"
+    args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "full", "--threads", 2, "--out", out]
+    proc = start(args)
+    lines = StderrLines(proc)
+    # The complete file's write starts when its temporary file appears: 2,279,184 boards, which
+    # take ~0.7 s to write here (the signal comes within ~2 ms of the start).
+    try:
+        deadline = time.monotonic() + 300
+        while not list(workdir.glob("w.h5.tmp-*")):
+            assert proc.poll() is None and time.monotonic() < deadline, lines.text()
+            time.sleep(0.002)
+        t0 = stop_and_signal(proc.pid)
+    except BaseException:
+        kill_group(proc)
+        raise
+    t1, err = finish(proc, lines)
+    assert proc.returncode == EXIT["interrupted"], err
+    assert f"while writing {out}: {out} was left as it was" in err, err
+    assert t1 - t0 < ANSWER_SECONDS, f"exit {t1 - t0:.2f} s after the signal"
+    print(f"SIGTERM while the result file is written: exit {t1 - t0:.3f} s later")
+    assert not out.exists() and not list(workdir.glob("w.h5.tmp-*"))   # no file, not a broken one
+    j = Journal(journal_of(out))
+    journaled = {j.unit(i)[0] for i in range(len(j.records))}
+    p = run(args, check=0)   # the rerun only writes the file
+    assert "resuming from" in p.stderr
+    a = attrs(out)
+    assert a["status"] == "complete" and a["total"] == KNOWN[15]["total"] and a["units_total"] == len(journaled)
