@@ -274,81 +274,27 @@ Mask UnitCursor::free_in(int level) const {
          plan_.allowed(row, {placement_.data(), std::size_t(row)});
 }
 
-bool UnitCursor::next(WorkUnit& out) {
-  auto emit = [&] {
-    out.id = next_id_++;
-    out.placement = placement_;
-    out.multiplicity = plan_.border_scheme() ? base_multiplicity_ : plan_.multiplicity_of(placement_);
-    return true;
-  };
+// The depth-first walk behind next() and count_rest(), over the bases and, for each, the
+// fillings of its levels. The visitor is told when the walk finds a base that is a unit by
+// itself (base_unit), arrives at a level with that level's free squares in avail_[d_], which it
+// may take all at once by clearing them (level), and fills the last level (leaf); each returns
+// true to pause the walk, which the next call resumes.
+template <class Visitor>
+bool UnitCursor::walk(Visitor& v) {
   while (!done_) {
     if (!in_base_) {
       if (!next_base()) {
         done_ = true;
         break;
       }
-      if (levels_ == 0) return emit();
-      in_base_ = true;
-      d_ = 0;
-      avail_[0] = free_in(0);
-      continue;
-    }
-    if (!avail_[d_]) {
-      placement_[rows_[d_]] = kEmptyRow;
-      if (d_ == 0)
-        in_base_ = false;
-      else
-        --d_;
-      continue;
-    }
-    const int c = std::countr_zero(avail_[d_]);
-    avail_[d_] &= avail_[d_] - 1;
-    placement_[rows_[d_]] = static_cast<Column>(c);
-    if (d_ + 1 == levels_) return emit();
-    ++d_;
-    avail_[d_] = free_in(d_);
-  }
-  return false;
-}
-
-std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
-  // next()'s walk, except that the last two levels are counted without being walked: for each
-  // free square c of the next-to-last row, the free squares of the last row (computed once,
-  // without c) minus the three that c attacks. Only the mirror scheme's row 1 of an odd board
-  // depends on row 0 otherwise (allowed()); there the last level alone is counted.
-  const int n = plan_.n();
-  const bool row1_depends = !plan_.border_scheme() && plan_.symmetry() == Symmetry::mirror && n % 2 == 1;
-  StopPoll poll(stop, "counting the work units");
-  std::uint64_t count = 0;
-  while (!done_ && count < cap) {
-    poll.tick();
-    if (!in_base_) {
-      if (!next_base()) {
-        done_ = true;
-        break;
-      }
       if (levels_ == 0) {
-        ++count;
+        if (v.base_unit()) return true;
         continue;
       }
       in_base_ = true;
       d_ = 0;
       avail_[0] = free_in(0);
-    }
-    if (d_ + 2 == levels_ && !(row1_depends && rows_[d_ + 1] == 1)) {
-      const Mask last = free_in(d_ + 1);   // row rows_[d_] is still empty here
-      const int gap = rows_[d_ + 1] - rows_[d_];
-      for (Mask m = avail_[d_]; m; m &= m - 1) {
-        const int c = std::countr_zero(m);
-        Mask hit = Mask{1} << c;
-        if (c + gap < kMaxN) hit |= Mask{1} << (c + gap);
-        if (c - gap >= 0) hit |= Mask{1} << (c - gap);
-        count += static_cast<std::uint64_t>(std::popcount(last & ~hit));
-      }
-      avail_[d_] = 0;
-    } else if (d_ + 1 == levels_) {
-      count += static_cast<std::uint64_t>(std::popcount(avail_[d_]));
-      avail_[d_] = 0;
+      if (v.level()) return true;
     }
     if (!avail_[d_]) {
       placement_[rows_[d_]] = kEmptyRow;
@@ -361,11 +307,71 @@ std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
     const int c = std::countr_zero(avail_[d_]);
     avail_[d_] &= avail_[d_] - 1;
     placement_[rows_[d_]] = static_cast<Column>(c);
+    if (d_ + 1 == levels_) {
+      if (v.leaf()) return true;
+      continue;
+    }
     ++d_;
     avail_[d_] = free_in(d_);
+    if (v.level()) return true;
   }
+  return false;
+}
+
+bool UnitCursor::next(WorkUnit& out) {
+  struct Emit {
+    UnitCursor& c;
+    WorkUnit& out;
+    bool base_unit() { return leaf(); }
+    bool level() { return false; }
+    bool leaf() {
+      out.id = c.next_id_++;
+      out.placement = c.placement_;
+      out.multiplicity = c.plan_.border_scheme() ? c.base_multiplicity_ : c.plan_.multiplicity_of(c.placement_);
+      return true;
+    }
+  } emit{*this, out};
+  return walk(emit);
+}
+
+std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
+  // The walk of next(), except that the last two levels are counted without being walked: for
+  // each free square c of the next-to-last row, the free squares of the last row (computed
+  // once, without c) minus the three that c attacks. Only the mirror scheme's row 1 of an odd
+  // board depends on row 0 otherwise (allowed()); there the last level alone is counted.
+  struct Count {
+    UnitCursor& c;
+    std::uint64_t cap;
+    StopPoll poll;
+    bool row1_depends;
+    std::uint64_t units = 0;
+    bool base_unit() { return ++units >= cap; }
+    bool leaf() { return ++units >= cap; }   // not reached: level() takes the last levels
+    bool level() {
+      poll.tick();
+      const int d = c.d_;
+      if (d + 2 == c.levels_ && !(row1_depends && c.rows_[d + 1] == 1)) {
+        const Mask last = c.free_in(d + 1);   // row rows_[d] is still empty here
+        const int gap = c.rows_[d + 1] - c.rows_[d];
+        for (Mask m = c.avail_[d]; m; m &= m - 1) {
+          const int col = std::countr_zero(m);
+          Mask hit = Mask{1} << col;
+          if (col + gap < kMaxN) hit |= Mask{1} << (col + gap);
+          if (col - gap >= 0) hit |= Mask{1} << (col - gap);
+          units += static_cast<std::uint64_t>(std::popcount(last & ~hit));
+        }
+        c.avail_[d] = 0;
+      } else if (d + 1 == c.levels_) {
+        units += static_cast<std::uint64_t>(std::popcount(c.avail_[d]));
+        c.avail_[d] = 0;
+      }
+      return units >= cap;
+    }
+  } counter{*this, cap, StopPoll(stop, "counting the work units"),
+            !plan_.border_scheme() && plan_.symmetry() == Symmetry::mirror && plan_.n() % 2 == 1};
+  if (cap > 0) walk(counter);
   done_ = true;
-  return std::min(count, cap);
+  return std::min(counter.units, cap);
 }
 
 std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {

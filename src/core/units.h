@@ -132,6 +132,8 @@ class UnitCursor {
 
  private:
   friend std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan);
+  template <class Visitor>
+  bool walk(Visitor& v);   // the walk of next() and count_rest() (units.cpp)
   bool next_base();   // advances to the next base placement; false when there is none
   Mask free_in(int level) const;   // the squares of rows_[level] the placement leaves free
   const UnitPlan& plan_;

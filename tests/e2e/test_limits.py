@@ -75,22 +75,22 @@ def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
     assert p.stdout == ""
 
 
-def stop_and_signal(pid, sig=signal.SIGTERM):
-    """Stops the process, queues `sig`, continues it; returns the time it was continued."""
-    os.kill(pid, signal.SIGSTOP)
-    os.kill(pid, sig)
-    t0 = time.monotonic()
-    os.kill(pid, signal.SIGCONT)
-    return t0
-
-
-def finish(proc, lines):
+def term_when(proc, ready, pid=None):
+    """Waits for ready() (which raises if the moment does not come), then stops the process
+    (`pid`, default the one started), queues SIGTERM and continues it. Returns the seconds from
+    the signal to the exit and the whole stderr."""
+    lines = StderrLines(proc)
     try:
+        ready(lines)
+        os.kill(pid or proc.pid, signal.SIGSTOP)
+        os.kill(pid or proc.pid, signal.SIGTERM)
+        t0 = time.monotonic()
+        os.kill(pid or proc.pid, signal.SIGCONT)
         proc.wait(timeout=120)
     except BaseException:
         kill_group(proc)
         raise
-    return time.monotonic(), lines.close()
+    return time.monotonic() - t0, lines.close()
 
 
 @pytest.mark.parametrize("ranks", [None, 2])
@@ -100,19 +100,16 @@ def test_sigterm_while_the_plan_is_counted_ends_the_run_at_once_with_exit_75(wor
     # of master memory each), and counting them exactly takes ~6 s here.
     proc = start(["run", "--n", 17, "--depth", 11, "--symmetry", "none", "--shard", "0/8", "--out", out],
                  ranks=ranks)
-    lines = StderrLines(proc)
     try:
         pid = pid_of_rank(proc, 0) if ranks else proc.pid
-        lines.wait_for("counting the work units of the plan")
-        t0 = stop_and_signal(pid)
     except BaseException:
         kill_group(proc)
         raise
-    t1, err = finish(proc, lines)
+    seconds, err = term_when(proc, lambda lines: lines.wait_for("counting the work units of the plan"), pid)
     assert proc.returncode == EXIT["interrupted"], err
     assert "stopped by signal 15 while counting the work units" in err and "rerun the same command" in err
-    assert t1 - t0 < ANSWER_SECONDS, f"exit {t1 - t0:.2f} s after the signal"
-    print(f"SIGTERM while counting the plan ({'mpirun -n 2' if ranks else 'one process'}): exit {t1 - t0:.3f} s later")
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM while counting the plan ({'mpirun -n 2' if ranks else 'one process'}): exit {seconds:.3f} s later")
     assert not out.exists() and not journal_of(out).exists()   # the plan is counted before any file
 
 
@@ -136,19 +133,12 @@ def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_
     before = journal_of(out).read_bytes()
     # 3. The rerun has nothing left to compute and starts the Burnside search (~40 s at N = 24).
     proc = start(args)
-    lines = StderrLines(proc)
-    try:
-        lines.wait_for("Burnside check")
-        t0 = stop_and_signal(proc.pid)
-    except BaseException:
-        kill_group(proc)
-        raise
-    t1, err = finish(proc, lines)
+    seconds, err = term_when(proc, lambda lines: lines.wait_for("Burnside check"))
     assert proc.returncode == EXIT["interrupted"], err
     assert f"resuming from {journal_of(out)}: {units} of {units} units already done" in err
-    assert f"stopped by signal 15: {units} of {units} units done; partial result in {out}" in err
-    assert t1 - t0 < ANSWER_SECONDS, f"exit {t1 - t0:.2f} s after the signal"
-    print(f"SIGTERM during the Burnside search: exit {t1 - t0:.3f} s later")
+    assert f"stopped by signal 15: {units} of {units} units done; partial result in {out}" in err, err
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM during the Burnside search: exit {seconds:.3f} s later")
     a = attrs(out)
     assert a["status"] == "partial" and a["units_done"] == units and a["unique"] == 0
     assert a["matches_known"] == "unknown" and a["rot180_fixed"] == 0
@@ -217,23 +207,18 @@ def test_sigterm_while_the_result_file_is_written_abandons_the_write_and_keeps_t
     out = workdir / "w.h5"
     args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "full", "--threads", 2, "--out", out]
     proc = start(args)
-    lines = StderrLines(proc)
-    # The complete file's write starts when its temporary file appears: 2,279,184 boards, which
-    # take ~0.7 s to write here (the signal comes within ~2 ms of the start).
-    try:
-        deadline = time.monotonic() + 300
+
+    def writing(lines):   # the complete file's temporary file exists: 2,279,184 boards take
+        deadline = time.monotonic() + 300   # ~0.7 s to write here, the signal comes ~2 ms in
         while not list(workdir.glob("w.h5.tmp-*")):
             assert proc.poll() is None and time.monotonic() < deadline, lines.text()
             time.sleep(0.002)
-        t0 = stop_and_signal(proc.pid)
-    except BaseException:
-        kill_group(proc)
-        raise
-    t1, err = finish(proc, lines)
+
+    seconds, err = term_when(proc, writing)
     assert proc.returncode == EXIT["interrupted"], err
     assert f"while writing {out}: {out} was left as it was" in err, err
-    assert t1 - t0 < ANSWER_SECONDS, f"exit {t1 - t0:.2f} s after the signal"
-    print(f"SIGTERM while the result file is written: exit {t1 - t0:.3f} s later")
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM while the result file is written: exit {seconds:.3f} s later")
     assert not out.exists() and not list(workdir.glob("w.h5.tmp-*"))   # no file, not a broken one
     j = Journal(journal_of(out))
     journaled = {j.unit(i)[0] for i in range(len(j.records))}

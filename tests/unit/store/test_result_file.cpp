@@ -119,7 +119,18 @@ std::vector<H5Z_filter_t> filters_of(const std::string& path, const char* datase
   return out;
 }
 
-class ResultFile : public nq::store::test::TempDirTest {};
+class ResultFile : public nq::store::test::TempDirTest {
+ protected:
+  // What a Python script (h5py, /usr/bin/python3) prints about the file `h5` (its argv[1]).
+  std::string python_output(const std::string& script, const std::string& h5) {
+    const std::string out = file("py.txt");
+    spit(file("check.py"), script);
+    const int rc = std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + h5 + "' > '" + out +
+                                "' 2>&1").c_str());
+    EXPECT_EQ(rc, 0) << slurp(out);
+    return slurp(out);
+  }
+};
 
 }  // namespace
 
@@ -248,19 +259,15 @@ TEST_F(ResultFile, H5dumpReadsTheFile) {
 
 TEST_F(ResultFile, H5pyReadsAttributesUnitsAndBoards) {
   write_job(file("out.h5"), make_job(8, 2, "all"));
-  const std::string out = file("py.txt");
-  const std::string script =
-      "import h5py, sys\n"
-      "f = h5py.File(sys.argv[1], 'r')\n"
-      "a = f.attrs\n"
-      "s = lambda v: v.decode() if isinstance(v, bytes) else str(v)\n"
-      "print(s(a['format']), int(a['total']), s(a['status']), s(a['hosts']), f['boards/solutions'].shape,"
-      " f['units/placement'].shape[1], int(f['units/multiplicity'][:].astype('u8').dot(f['units/solutions'][:])))\n";
-  spit(file("check.py"), script);
-  ASSERT_EQ(std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + file("out.h5") + "' > '" + out +
-                         "' 2>&1").c_str()), 0)
-      << slurp(out);
-  EXPECT_EQ(slurp(out), "nqueens-result 92 complete node1,node2 (92, 8) 8 92\n");
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "f = h5py.File(sys.argv[1], 'r')\n"
+                          "a = f.attrs\n"
+                          "s = lambda v: v.decode() if isinstance(v, bytes) else str(v)\n"
+                          "print(s(a['format']), int(a['total']), s(a['status']), s(a['hosts']),"
+                          " f['boards/solutions'].shape, f['units/placement'].shape[1],"
+                          " int(f['units/multiplicity'][:].astype('u8').dot(f['units/solutions'][:])))\n",
+                          file("out.h5")),
+            "nqueens-result 92 complete node1,node2 (92, 8) 8 92\n");
 }
 
 TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
@@ -623,32 +630,24 @@ TEST_F(ResultFile, TotalsPast64BitsRoundTripExactly) {
   EXPECT_EQ(core::to_decimal(r.info().unique), "92233720368547758087");
   EXPECT_EQ(r.info(), info);
   // What other programs see: the uint64 says "does not fit", the halves and the text are exact.
-  const std::string out = file("py.txt");
-  spit(file("check.py"),
-       "import h5py, sys\n"
-       "a = h5py.File(sys.argv[1], 'r').attrs\n"
-       "for k in ('total', 'unique'):\n"
-       "    hi, lo, text = int(a[k + '_hi']), int(a[k + '_lo']), a[k + '_decimal'].decode()\n"
-       "    print(k, int(a[k]), hi, lo, text, (hi << 64 | lo) == int(text), int(a['format_version']))\n");
-  ASSERT_EQ(std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + file("wide.h5") + "' > '" + out +
-                         "' 2>&1").c_str()), 0)
-      << slurp(out);
-  EXPECT_EQ(slurp(out),
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "a = h5py.File(sys.argv[1], 'r').attrs\n"
+                          "for k in ('total', 'unique'):\n"
+                          "    hi, lo, text = int(a[k + '_hi']), int(a[k + '_lo']), a[k + '_decimal'].decode()\n"
+                          "    print(k, int(a[k]), hi, lo, text, (hi << 64 | lo) == int(text), int(a['format_version']))\n",
+                          file("wide.h5")),
             "total 18446744073709551615 1 6 18446744073709551622 True 2\n"
             "unique 18446744073709551615 5 7 92233720368547758087 True 2\n");
 }
 
 TEST_F(ResultFile, TotalsThatFitKeepTheirValueInTheUint64Attribute) {
   write_job(file("out.h5"), make_job(8, 2, "all"));
-  const std::string out = file("py.txt");
-  spit(file("check.py"),
-       "import h5py, sys\n"
-       "a = h5py.File(sys.argv[1], 'r').attrs\n"
-       "print(int(a['total']), int(a['total_hi']), int(a['total_lo']), a['total_decimal'].decode(), int(a['unique']))\n");
-  ASSERT_EQ(std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + file("out.h5") + "' > '" + out +
-                         "' 2>&1").c_str()), 0)
-      << slurp(out);
-  EXPECT_EQ(slurp(out), "92 0 92 92 12\n");
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "a = h5py.File(sys.argv[1], 'r').attrs\n"
+                          "print(int(a['total']), int(a['total_hi']), int(a['total_lo']), a['total_decimal'].decode(),"
+                          " int(a['unique']))\n",
+                          file("out.h5")),
+            "92 0 92 92 12\n");
 }
 
 TEST_F(ResultFile, VersionOneFilesAreReadFromTheirUint64Totals) {
