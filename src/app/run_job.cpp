@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <new>
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
@@ -152,6 +153,15 @@ core::Symmetry MasterSession::prepare_plan() {
   // ids shard_index, shard_index + shard_count, ... below units_total_
   const auto k = static_cast<std::uint64_t>(c_.shard_count), i = static_cast<std::uint64_t>(c_.shard_index);
   units_in_shard_ = units_total_ > i ? (units_total_ - i + k - 1) / k : 0;
+  // The table the limits allowed for, at once (pages are only used as it fills): no doubling
+  // while it grows, and a machine that cannot hold it says so now, not hours into the run.
+  try {
+    records_.reserve(units_in_shard_);
+  } catch (const std::bad_alloc&) {
+    throw Failure(kUsage, "this machine cannot give the master " +
+                              std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
+                              std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
+  }
   return symmetry;
 }
 
@@ -169,20 +179,16 @@ proto::JobSpec MasterSession::prepare_files(core::Symmetry symmetry) {
   journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_), stop);
   remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
-  records_ = journal_->take_recovered();   // one copy of the records, not two
   core::StopPoll poll(stop, "reading the journal");
-  std::size_t kept = 0;
-  for (const auto& r : records_) {
+  for (const auto& r : journal_->take_recovered()) {   // the journal's copy is freed after the loop
     poll.tick();
     if (r.id >= units_total_ || !in_shard(r.id))
       throw Failure(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
                                    ", which is not part of this job");
     if (done_[r.id]) continue;   // a unit journaled twice (recomputed after a crash): keep one
     done_[r.id] = true;
-    records_[kept++] = r;
+    records_.push_back(r);
   }
-  records_.resize(kept);
-  records_.reserve(units_in_shard_);   // the table the limits allowed for: no doubling while it grows
   if (journal_->dropped_tail_bytes())
     std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";

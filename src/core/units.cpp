@@ -339,7 +339,7 @@ std::uint64_t UnitCursor::count_rest(std::uint64_t cap, const StopFn& stop) {
   // each free square c of the next-to-last row, the free squares of the last row (computed
   // once, without c) minus the three that c attacks. Only the mirror scheme's row 1 of an odd
   // board depends on row 0 otherwise (allowed()); there the last level alone is counted.
-  struct Count {
+  struct Counter {
     UnitCursor& c;
     std::uint64_t cap;
     StopPoll poll;
