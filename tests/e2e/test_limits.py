@@ -68,6 +68,21 @@ def test_a_plan_beyond_the_limits_is_refused_at_once_naming_a_depth_that_works(w
     io_error_after_the_plan_check(["run", "--n", n, "--symmetry", symmetry, "--depth", depth_ok], workdir, ranks)
 
 
+def test_a_plan_its_estimate_lets_through_is_refused_by_its_exact_count(workdir):
+    # N = 31, depth 4, full: ~5.9e8 units, estimated within 5 % of what 3 shards may hold
+    # (580,727,970 each), so they are counted: the count stops past the limit, before any file.
+    out = workdir / "results" / "out.h5"
+    p = run(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", "0/3", "--out", out], timeout=120)
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert "counting the work units of the plan" in p.stderr
+    assert re.search(r"has more than [\d,]+ work units; the master would keep more than [\d.]+ GB", p.stderr), p.stderr
+    assert not (workdir / "results").exists()
+    shards = int(re.search(r"--shard i/(\d+) \(", p.stderr).group(1))
+    assert shards > 3
+    io_error_after_the_plan_check(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", f"0/{shards}"],
+                                  workdir, None)
+
+
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
     p = run(["count", 26, "--depth", 22], timeout=60)
     assert p.returncode == EXIT["usage"], p.stderr
