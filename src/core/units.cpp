@@ -448,8 +448,9 @@ std::vector<SizeEstimate> estimate_sizes(const UnitPlan& plan) {
   }
   // Knuth's estimator below the frontier's children: a random descent multiplies the numbers
   // of free squares on its way; its product at a level estimates that level's nodes.
-  // The error: the spread of the frontier nodes' estimates, as if they were one random sample
-  // (an overestimate: each node is probed, and the nodes differ more than the probes do).
+  // The error: the spread of the frontier nodes' estimates, treated as one random sample. Rough:
+  // it overstates what stratifying by node removes and understates the probes' heavy tail
+  // (measured: the actual error was within 2.5 of these standard errors).
   std::vector<double> sum(units.size(), 0.0), sum_sq(units.size(), 0.0), mine(units.size());
   if (!frontier.empty()) {
     std::mt19937_64 rng(std::uint64_t(plan.n()) << 16 | std::uint64_t(depth) << 8 |

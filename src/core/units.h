@@ -107,7 +107,7 @@ class UnitPlan {
 struct SizeEstimate {
   double units = 0;
   bool exact = false;
-  double relative_error = 0;   // estimated standard error / units (an overestimate); 0 if exact
+  double relative_error = 0;   // estimated standard error / units (rough, see units.cpp); 0 if exact
 };
 // Estimates for the depths 1..plan.depth() of the plan's N and symmetry (element d-1: depth
 // d), in one pass: the levels are walked breadth-first while they hold at most 65,536 nodes,
