@@ -10,18 +10,14 @@ signal is handled; the bounds on seconds are generous (the measured times are ~1
 import os
 import re
 import signal
-import sys
 import time
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import (EXIT, KNOWN, ROOT, Journal, StderrLines, attrs, journal_header, journal_of, journal_record,
-                      kill_group, pid_of_rank, run, start, units_table)
-
-sys.path.insert(0, str(ROOT / "analysis"))
-from nqanalysis.resultfile import count_attrs  # noqa: E402
+from conftest import (EXIT, KNOWN, Journal, StderrLines, attrs, journal_header, journal_of, journal_record,
+                      kill_group, pid_of_rank, run, set_counts, start, units_table)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -205,8 +201,7 @@ def test_merge_sums_shards_past_2_to_64_exactly(workdir):
         sol[row] += np.uint64(2 ** 61)
         f["units/solutions"][...] = sol
         subtotal = sum(int(m) * int(s) for m, s in zip(f["units/multiplicity"][...], sol))
-        for name, value in count_attrs("total", subtotal).items():
-            f.attrs[name] = value
+        set_counts(f, total=subtotal)
     assert run(["info", shards[0]], check=0).stdout.count(str(subtotal)) == 1
     merged = workdir / "m.h5"
     p = run(["merge", merged, *shards])

@@ -7,6 +7,7 @@ import re
 import signal
 import struct
 import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -16,6 +17,8 @@ import h5py
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "analysis"))
+from nqanalysis.resultfile import count_attrs  # noqa: E402  (the schema's one description of a count)
 BIN = os.environ.get("NQUEENS_BIN", str(ROOT / "build/release/src/app/nqueens"))
 MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -169,6 +172,14 @@ def pid_of_rank(proc, rank, timeout=30):
 def attrs(path):
     with h5py.File(path, "r") as f:
         return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+
+
+def set_counts(f, **values):
+    """Rewrites counts (total=..., unique=...) of an open h5py result file consistently: the
+    uint64 attribute and its _hi, _lo and _decimal companions."""
+    for name, value in values.items():
+        for attr, v in count_attrs(name, value).items():
+            f.attrs[attr] = v
 
 
 def units_table(path):
