@@ -1,5 +1,5 @@
-"""Reading nqueens result files (HDF5, format `nqueens-result` version 1; the schema is the
-"Result file (HDF5)" section of the project's README.md)."""
+"""Reading nqueens result files (HDF5, format `nqueens-result` version 2, and version 1; the
+schema is the "Result file (HDF5)" section of the project's README.md)."""
 
 import os
 
@@ -30,7 +30,8 @@ class OutputError(NQError):
 
 
 FORMAT_NAME = "nqueens-result"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)   # 1: the counts as uint64 only
 
 # name -> kind; kinds: str (fixed-length ASCII), i32, i64, u64, f64
 ROOT_ATTRS = {
@@ -41,7 +42,31 @@ ROOT_ATTRS = {
     "shard_index": "i32", "shard_count": "i32", "total": "u64", "unique": "u64",
     "rot180_fixed": "u64", "rot90_fixed": "u64", "known_total": "i64", "known_unique": "i64",
     "matches_known": "str",
+    "total_hi": "u64", "total_lo": "u64", "total_decimal": "str",
+    "unique_hi": "u64", "unique_lo": "u64", "unique_decimal": "str",
 }
+
+# Counts that can pass 2^64 (Q(29) ~ 2.7e19): from version 2 on each is four attributes, the
+# uint64 <name> (2^64 - 1 when the value does not fit), <name>_hi and <name>_lo (the value's
+# 64-bit halves) and <name>_decimal (its decimal digits).
+WIDE_COUNTS = ("total", "unique")
+DOES_NOT_FIT = 2 ** 64 - 1
+WIDE_PARTS = ("_hi", "_lo", "_decimal")
+
+
+def root_attrs(version):
+    """The root attributes (name -> kind) of a file of this format version."""
+    if version == 1:
+        return {k: v for k, v in ROOT_ATTRS.items() if not any(k == w + p for w in WIDE_COUNTS for p in WIDE_PARTS)}
+    return ROOT_ATTRS
+
+
+def count_attrs(name, value):
+    """The attributes (name -> numpy value) that store the count `value` (version 2)."""
+    value = int(value)
+    return {name: np.uint64(value if value < 2 ** 64 else DOES_NOT_FIT),
+            name + "_hi": np.uint64(value >> 64), name + "_lo": np.uint64(value & (2 ** 64 - 1)),
+            name + "_decimal": np.bytes_(str(value))}
 
 # dataset -> (kind, rank)
 UNIT_DATASETS = {
@@ -156,6 +181,40 @@ class ResultFile:
             return int(v)
         except (TypeError, ValueError):
             return default
+
+    @property
+    def format_version(self):
+        return self.int_attr("format_version")
+
+    def count(self, name):
+        """The exact value of a count (total, unique) as a Python int: its 64-bit halves from
+        version 2 on, the uint64 attribute in version 1. Where the attributes disagree
+        (count_problem says how), the uint64 attribute unless it says "does not fit" (then the
+        halves), so checks compare against what most readers see; None if neither is there."""
+        u64 = self.int_attr(name)
+        if self.format_version == 1:
+            return u64
+        hi, lo = self.int_attr(name + "_hi"), self.int_attr(name + "_lo")
+        if self.count_problem(name) is not None and u64 is not None and u64 != DOES_NOT_FIT:
+            return u64
+        return None if hi is None or lo is None else (hi << 64) | lo
+
+    def count_problem(self, name):
+        """None if the attributes of a count agree with each other, else what is wrong."""
+        if self.format_version == 1:
+            return None if self.int_attr(name) is not None else f"attribute {name} is missing"
+        parts = {p: self.int_attr(name + p) for p in ("", "_hi", "_lo")}
+        decimal = self.attrs.get(name + "_decimal")
+        missing = [name + p for p, v in parts.items() if v is None] + ([name + "_decimal"] if decimal is None else [])
+        if missing:
+            return f"attributes {', '.join(missing)} missing"
+        value = (parts["_hi"] << 64) | parts["_lo"]
+        if not (isinstance(decimal, str) and decimal.isdigit() and int(decimal) == value):
+            return f"{name}_decimal = {decimal!r} but {name}_hi/_lo give {value}"
+        want = value if value < 2 ** 64 else DOES_NOT_FIT
+        if parts[""] != want:
+            return f"{name} = {parts['']} but {name}_hi/_lo give {value} (so {name} should be {want})"
+        return None
 
     @property
     def name(self):

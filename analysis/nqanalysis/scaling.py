@@ -29,7 +29,7 @@ def collect(paths, err):
                 cpu = float(np.sum(rf.read("/units/seconds"))) if "units" in rf.h5 else float("nan")
                 runs.append(dict(path=p, name=rf.name, n=rf.n, mode=rf.mode,
                                  ranks=ranks, threads=threads, workers=ranks * threads,
-                                 wall=float(wall), cpu=cpu, total=rf.int_attr("total") or 0))
+                                 wall=float(wall), cpu=cpu, total=rf.count("total") or 0))
         except NQError as exc:
             print(f"nqanalyze scaling: {exc}", file=err)
             code = max(code, exc.exit_code)

@@ -34,7 +34,7 @@ def human_rate(x):
 
 def known_match(rf):
     """Our own comparison with the published table, plus the file's claim when it differs."""
-    n, total, unique = rf.n, rf.int_attr("total"), rf.int_attr("unique")
+    n, total, unique = rf.n, rf.count("total"), rf.count("unique")
     if not rf.is_complete:
         ours = "n/a (partial)"
     elif rf.is_sharded:
@@ -68,7 +68,7 @@ def summary_rows(rf):
     sc = rf.int_attr("shard_count", 1) or 1
     if sc > 1:
         status += f", shard {a.get('shard_index')}/{sc}"
-    total = rf.int_attr("total")
+    total, unique = rf.count("total"), rf.count("unique")
     wall = a.get("wall_seconds")
     ranks, threads = rf.int_attr("ranks"), rf.int_attr("threads")
     rt = "?" if ranks is None or threads is None else f"{ranks} x {threads} = {ranks * threads}"
@@ -78,7 +78,7 @@ def summary_rows(rf):
         ("mode", mode),
         ("status", status),
         ("total", f"{total:,}" if total is not None else "?"),
-        ("unique", f"{rf.int_attr('unique'):,}" if rf.int_attr("unique") is not None else "?"),
+        ("unique", f"{unique:,}" if unique is not None else "?"),
         ("known match", known_match(rf)),
         ("wall time", human_seconds(wall) if isinstance(wall, (int, float)) else "?"),
         ("ranks x threads", rt),

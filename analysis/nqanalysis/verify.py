@@ -11,8 +11,8 @@ import numpy as np
 
 from . import boards as B
 from .known import default_table_path, load_known
-from .resultfile import (BOARD_DATASETS, FORMAT_VERSION, ROOT_ATTRS, UNIT_DATASETS,
-                         ResultFile, dtype_problem, unit_scheme)
+from .resultfile import (BOARD_DATASETS, READABLE_VERSIONS, UNIT_DATASETS, WIDE_COUNTS,
+                         ResultFile, dtype_problem, root_attrs, unit_scheme)
 
 MAX_DETAILS = 10
 CHUNK_ROWS = 1 << 17            # boards per chunk (~2 MB of uint8 for N = 16)
@@ -122,9 +122,10 @@ class Verifier:
     # ------------------------------------------------------------------ attributes
     def check_attributes(self):
         rf, rep = self.rf, self.rep
-        missing = [k for k in ROOT_ATTRS if k not in rf.attrs]
+        schema = root_attrs(rf.format_version)
+        missing = [k for k in schema if k not in rf.attrs]
         type_fail, type_warn = [], []
-        for k, kind in ROOT_ATTRS.items():
+        for k, kind in schema.items():
             if k not in rf.attrs:
                 continue
             sev, msg = dtype_problem(rf.raw_attr_types[k], kind)
@@ -144,7 +145,7 @@ class Verifier:
         if type_warn:
             rep.warn("root attribute storage types differ from the schema", type_warn)
         if not missing and not type_fail:
-            rep.ok(f"root attributes: all {len(ROOT_ATTRS)} present with the schema's types")
+            rep.ok(f"root attributes: all {len(schema)} present with the schema's types")
 
         a = rf.attrs
         bad = []
@@ -160,8 +161,11 @@ class Verifier:
                 bad.append(text)
 
         fv = val_int("format_version")
-        need(fv is None or fv == FORMAT_VERSION,
-             f"format_version = {fv}, this verifier knows version {FORMAT_VERSION}")
+        need(fv is None or fv in READABLE_VERSIONS,
+             f"format_version = {fv}, this verifier knows versions {READABLE_VERSIONS}")
+        for name in WIDE_COUNTS:
+            problem = rf.count_problem(name)
+            need(problem is None, f"the 128-bit count {name}: {problem}")
         n = val_int("n")
         need(n is None or n >= 1, f"n = {n} (must be >= 1)")
         mode = a.get("mode")
@@ -588,8 +592,8 @@ class Verifier:
     def check_totals(self):
         rf, rep, n = self.rf, self.rep, self.n
         a = rf.attrs
-        total = rf.int_attr("total")
-        unique = rf.int_attr("unique")
+        total = rf.count("total")
+        unique = rf.count("unique")
         p_fixed = rf.int_attr("rot180_fixed")
         r_fixed = rf.int_attr("rot90_fixed")
         if self.units is not None:
@@ -881,8 +885,8 @@ class Verifier:
                           f"/boards: every board completes its unit's pre-placement{how}",
                           f"/boards: {n_badplace} boards do not complete their unit's "
                           f"pre-placement", badplace, total=n_badplace)
-        total_attr = rf.int_attr("total")
-        unique_attr = rf.int_attr("unique")
+        total_attr = rf.count("total")
+        unique_attr = rf.count("unique")
         if not is_class:
             rep.check(S == total_attr, f"/boards/solutions: {S} rows = total",
                       f"/boards/solutions has {S} rows but root attribute total = {total_attr}")

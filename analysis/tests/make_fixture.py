@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from nqanalysis import boards as B           # noqa: E402
 from nqanalysis.known import lookup          # noqa: E402
+from nqanalysis.resultfile import FORMAT_VERSION, count_attrs   # noqa: E402
 
 
 def enumerate_units(n, depth, symmetry="mirror"):
@@ -186,7 +187,7 @@ def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, thread
     with h5py.File(path, "w") as f:
         A = f.attrs
         A.create("format", _s("nqueens-result"))
-        A.create("format_version", np.int32(1))
+        A.create("format_version", np.int32(FORMAT_VERSION))
         A.create("program_version", _s("0.1.0"))
         A.create("git_commit", _s("fixture"))
         A.create("n", np.int32(n))
@@ -206,8 +207,8 @@ def make_result(path, n, mode="count", boards="all", depth=None, ranks=1, thread
         A.create("units_done", np.uint64(U))
         A.create("shard_index", np.int32(si))
         A.create("shard_count", np.int32(sc))
-        A.create("total", np.uint64(total))
-        A.create("unique", np.uint64(unique))
+        for name, value in {**count_attrs("total", total), **count_attrs("unique", unique)}.items():
+            A.create(name, value)
         A.create("rot180_fixed", np.uint64(p_fixed))
         A.create("rot90_fixed", np.uint64(r_fixed))
         A.create("known_total", np.int64(known_total))

@@ -4,6 +4,7 @@
 #include <memory>
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/plan_limits.h"
 #include "app/progress.h"
 #include "app/report.h"
 #include "core/known_counts.h"
@@ -82,6 +83,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
       constexpr auto kSymmetry = core::Symmetry::full;
       const int depth = o->depth ? o->depth : core::default_depth(o->n, 64ULL * threads, kSymmetry);
       const core::UnitPlan plan(o->n, depth, kSymmetry);
+      const std::uint64_t units = checked_plan_size(plan, count_cost(), {});
       const auto start = std::chrono::steady_clock::now();
       std::unique_ptr<ProgressLine> line;
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
@@ -94,7 +96,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       CountReport r{o->n, totals.total, core::unique_from_burnside(o->n, totals.total, fixed),
-                    fixed, seconds, totals.nodes, threads, plan.size(), depth};
+                    fixed, seconds, totals.nodes, threads, units, depth};
       print_count_report(std::cout, r);
       return known_match(r) == KnownMatch::mismatch ? int(kVerifyFailed) : int(kOk);
     };

@@ -94,8 +94,8 @@ void add_info_command(CLI::App& cli, Runner& run) {
       row("status", i.status);
       row("N", i.n);
       row("mode", i.mode + (i.mode == "boards" ? " (" + i.boards_stored + ")" : ""));
-      row("total", i.total);
-      row("unique", i.status == "complete" && i.shard_count == 1 ? std::to_string(i.unique) : "-");
+      row("total", core::to_decimal(i.total));
+      row("unique", i.status == "complete" && i.shard_count == 1 ? core::to_decimal(i.unique) : "-");
       row("P, R", std::to_string(i.rot180_fixed) + ", " + std::to_string(i.rot90_fixed));
       row("published", i.known_total >= 0 ? std::to_string(i.known_total) + " / " + std::to_string(i.known_unique) : "none");
       row("matches", i.matches_known);

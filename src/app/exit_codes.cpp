@@ -1,6 +1,7 @@
 #include "app/exit_codes.h"
 #include <exception>
 #include <iostream>
+#include "core/stop.h"
 #include "core/symmetry.h"
 #include "proto/messages.h"
 #include "store/errors.h"
@@ -12,8 +13,11 @@ int report_current_exception(const std::string& where) {
   try {
     throw;
   } catch (const Failure& e) {
-    std::cerr << error << e.what() << "\n";
+    std::cerr << (e.code() == kInterrupted ? "nqueens: " + where : error) << e.what() << "\n";
     return e.code();
+  } catch (const nq::core::Interrupted& e) {
+    std::cerr << "nqueens: " << where << e.what() << "\n";
+    return kInterrupted;
   } catch (const nq::store::NotAResultFile& e) {
     std::cerr << error << e.what() << "\n";
     return kBadInput;

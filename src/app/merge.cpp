@@ -119,7 +119,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
       }
   });
   std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.n << ", total "
-            << info.total << ", unique " << info.unique << ", matches published: " << info.matches_known << "\n";
+            << core::to_decimal(info.total) << ", unique " << core::to_decimal(info.unique)
+            << ", matches published: " << info.matches_known << "\n";
   return integrity_ok && info.matches_known != "no" ? int(kOk) : int(kVerifyFailed);
 }
 

@@ -21,7 +21,7 @@ ProgressLine::~ProgressLine() {
   if (live_ && shown_) std::fputs("\n", stderr);
 }
 
-void ProgressLine::report(std::uint64_t done, std::uint64_t total, std::uint64_t solutions,
+void ProgressLine::report(std::uint64_t done, std::uint64_t total, core::Total solutions,
                           double seconds) {
   const double frac = total ? double(done) / double(total) : 0;
   const std::string eta = done && done < total ? format_duration(seconds * (1 - frac) / frac) : "-";
@@ -30,10 +30,10 @@ void ProgressLine::report(std::uint64_t done, std::uint64_t total, std::uint64_t
     const int filled = std::clamp(static_cast<int>(frac * 20), 0, 20);   // done may pass total
     bar.append("|").append(filled, '#').append(20 - filled, '.').append("| ");
   }
-  std::fprintf(stderr, "%s[%s] %s%5.1f%%  units %llu/%llu  solutions %llu  %.3g sol/s  elapsed %s  ETA %s%s",
+  std::fprintf(stderr, "%s[%s] %s%5.1f%%  units %llu/%llu  solutions %s  %.3g sol/s  elapsed %s  ETA %s%s",
                live_ ? "\r" : "", label_.c_str(), bar.c_str(), 100 * frac, (unsigned long long)done,
-               (unsigned long long)total, (unsigned long long)solutions,
-               seconds > 0 ? double(solutions) / seconds : 0.0, format_duration(seconds).c_str(),
+               (unsigned long long)total, core::to_decimal(solutions).c_str(),
+               seconds > 0 ? static_cast<double>(solutions) / seconds : 0.0, format_duration(seconds).c_str(),
                eta.c_str(), live_ ? "\x1b[K" : "\n");
   std::fflush(stderr);
   shown_ = true;

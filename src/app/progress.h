@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include "core/total.h"
 
 namespace nq::app {
 
@@ -10,7 +11,7 @@ class ProgressLine {
  public:
   explicit ProgressLine(std::string label);
   ~ProgressLine();   // ends a live line
-  void report(std::uint64_t units_done, std::uint64_t units_total, std::uint64_t solutions,
+  void report(std::uint64_t units_done, std::uint64_t units_total, core::Total solutions,
               double seconds);
 
  private:

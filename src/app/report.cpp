@@ -4,7 +4,7 @@
 
 namespace nq::app {
 
-KnownMatch known_match(int n, core::Count total, core::Count unique) {
+KnownMatch known_match(int n, core::Total total, core::Total unique) {
   const auto known = core::known_counts(n);
   if (!known) return KnownMatch::unknown;
   return known->total == total && known->unique == unique ? KnownMatch::match : KnownMatch::mismatch;
@@ -17,12 +17,12 @@ std::string to_string(KnownMatch m) {
 void print_count_report(std::ostream& out, const CountReport& r) {
   const auto known = core::known_counts(r.n);
   out << "N        " << r.n << "\n"
-      << "total    " << r.total << "\n"
-      << "unique   " << r.unique << "   (Burnside: P = " << r.fixed.rot180
+      << "total    " << core::to_decimal(r.total) << "\n"
+      << "unique   " << core::to_decimal(r.unique) << "   (Burnside: P = " << r.fixed.rot180
       << ", R = " << r.fixed.rot90 << ")\n"
       << "seconds  " << std::fixed << std::setprecision(3) << r.seconds << "\n"
       << "threads  " << r.threads << "\n"
-      << "units    " << r.units << " (depth " << r.depth << "), nodes " << r.nodes << "\n";
+      << "units    " << r.units << " (depth " << r.depth << "), nodes " << core::to_decimal(r.nodes) << "\n";
   switch (known_match(r)) {
     case KnownMatch::match:
       out << "known    match (published total " << known->total << ", unique " << known->unique

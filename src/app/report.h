@@ -4,24 +4,25 @@
 #include <ostream>
 #include <string>
 #include "core/symmetry.h"
+#include "core/total.h"
 #include "core/types.h"
 
 namespace nq::app {
 
 struct CountReport {
   int n = 0;
-  core::Count total = 0;
-  core::Count unique = 0;
+  core::Total total = 0;
+  core::Total unique = 0;
   core::RotationFixed fixed;
   double seconds = 0;
-  core::Count nodes = 0;
+  core::Total nodes = 0;
   int threads = 0;
   std::uint64_t units = 0;
   int depth = 0;
 };
 
 enum class KnownMatch { match, mismatch, unknown };
-KnownMatch known_match(int n, core::Count total, core::Count unique);
+KnownMatch known_match(int n, core::Total total, core::Total unique);
 inline KnownMatch known_match(const CountReport& r) { return known_match(r.n, r.total, r.unique); }
 std::string to_string(KnownMatch m);   // "yes" / "no" / "unknown"
 

@@ -16,15 +16,13 @@ store::RunInfo read_result_info(const std::string& path) {
   }
 }
 
-void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job) {
+void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job,
+                     const core::StopFn& stop) {
   info.units_done = records.size();
-  core::Count total = 0;
-  for (const auto& r : records) {
-    core::Count weighted = 0;
-    if (__builtin_mul_overflow(core::Count{r.multiplicity}, r.solutions, &weighted) ||
-        __builtin_add_overflow(total, weighted, &total))
-      throw core::IntegrityError("64-bit overflow while adding unit " + std::to_string(r.id));
-  }
+  core::Total total = 0;
+  for (const auto& r : records)
+    if (!core::add_product(total, r.multiplicity, r.solutions))
+      throw core::IntegrityError("128-bit overflow while adding unit " + std::to_string(r.id));
   info.total = total;
   const auto known = core::known_counts(info.n);
   info.known_total = known ? static_cast<std::int64_t>(known->total) : -1;
@@ -32,7 +30,7 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
   info.unique = 0;
   info.matches_known = "unknown";
   if (!whole_job) return;
-  const auto fixed = core::count_rotation_fixed(info.n);
+  const auto fixed = core::count_rotation_fixed(info.n, stop);
   info.rot180_fixed = fixed.rot180;
   info.rot90_fixed = fixed.rot90;
   try {
@@ -64,12 +62,27 @@ BoardSource no_boards() {
 }
 
 void write_result_file(const std::string& path, const store::RunInfo& info,
-                       std::vector<store::UnitRecord> records, const BoardSource& boards) {
-  std::ranges::sort(records, {}, &store::UnitRecord::id);
-  store::ResultWriter writer(path, info.n, info.boards_stored);
-  writer.append_units(records);
+                       std::vector<store::UnitRecord> records, const BoardSource& boards,
+                       const core::StopFn& stop) {
+  core::StopPoll poll(stop, "writing " + path);
+  // Sorting 10^8 records takes seconds: the comparison polls (an interrupted sort leaves the
+  // records in some order, and they are not used afterwards).
+  std::ranges::sort(records, [&](const store::UnitRecord& a, const store::UnitRecord& b) {
+    poll.tick();
+    return a.id < b.id;
+  });
+  store::ResultWriter writer(path, info.n, info.boards_stored);   // its destructor removes an unfinished file
+  constexpr std::size_t kSlice = 1 << 14;   // units per call between polls (~10 ms of compression)
+  for (std::size_t i = 0; i < records.size(); i += kSlice) {
+    poll.check();
+    writer.append_units(std::span(records).subspan(i, std::min(kSlice, records.size() - i)));
+  }
   if (info.boards_stored != "none")
-    boards([&](auto b, auto c, auto ids) { writer.append_boards(b, c, ids); });
+    boards([&](auto b, auto c, auto ids) {
+      poll.check();
+      writer.append_boards(b, c, ids);
+    });
+  poll.check();
   writer.commit(info);
 }
 

@@ -6,7 +6,9 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <new>
 #include "app/exit_codes.h"
+#include "app/plan_limits.h"
 #include "app/progress.h"
 #include "app/report.h"
 #include "app/result_files.h"
@@ -65,6 +67,10 @@ store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
   return k;
 }
 
+// From this N on the Burnside search takes a noticeable time (0.3 s at N = 20, minutes at 26):
+// finish() says on stderr that it runs.
+constexpr int kAnnounceBurnsideN = 20;
+
 // Everything rank 0 holds during a run.
 class MasterSession : public dist::MasterHooks {
  public:
@@ -90,6 +96,9 @@ class MasterSession : public dist::MasterHooks {
     if (!write_failure_msg_) write_failure_msg_ = e.what();
   }
   bool in_shard(std::uint64_t id) const { return id % c_.shard_count == std::uint64_t(c_.shard_index); }
+  // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
+  core::Symmetry prepare_plan();
+  proto::JobSpec prepare_files(core::Symmetry symmetry);
   int finish(const dist::JobOutcome& outcome, double seconds);
 
   JobConfig c_;
@@ -111,6 +120,17 @@ class MasterSession : public dist::MasterHooks {
 };
 
 proto::JobSpec MasterSession::prepare() {
+  try {
+    return prepare_files(prepare_plan());
+  } catch (const core::Interrupted& e) {
+    throw Failure(kInterrupted, "stopped by signal " + std::to_string(stop_signal()) + " while " + e.phase() +
+                                    ": " + c_.out + " was not changed (finished units, if any, are in " + c_.out +
+                                    ".journal); rerun the same command to resume (exit " +
+                                    std::to_string(kInterrupted) + ")");
+  }
+}
+
+core::Symmetry MasterSession::prepare_plan() {
   const fs::path out(c_.out);
   std::error_code ec;
   if (fs::is_directory(out, ec))
@@ -119,13 +139,40 @@ proto::JobSpec MasterSession::prepare() {
     const auto previous = read_result_info(c_.out);   // throws Failure(kRefused) if foreign
     if (previous.status == "complete" && !c_.force)
       throw Failure(kRefused, c_.out + " already holds a complete result (N = " +
-                                  std::to_string(previous.n) + ", total " + std::to_string(previous.total) +
+                                  std::to_string(previous.n) + ", total " + core::to_decimal(previous.total) +
                                   "); pass --force to recompute it, or choose another --out");
     if (previous.status == "partial" && !c_.force) {
       previous_wall_ = previous.wall_seconds;
       start_time_ = previous.start_time;
     }
   }
+  // The plan before any file is created or changed: one that cannot run is refused here.
+  const auto stop = stop_on_signal();
+  const auto symmetry = core::symmetry_from_string(c_.symmetry);
+  if (!c_.depth) c_.depth = core::default_run_depth(c_.n, symmetry, stop);
+  plan_.emplace(c_.n, c_.depth, symmetry);
+  units_total_ = checked_plan_size(*plan_, run_cost(c_.shard_count), stop, [&](double units) {
+    std::cerr << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units
+              << std::defaultfloat << ", depth " << c_.depth << ")\n";
+  });
+  // ids shard_index, shard_index + shard_count, ... below units_total_
+  const auto k = static_cast<std::uint64_t>(c_.shard_count), i = static_cast<std::uint64_t>(c_.shard_index);
+  units_in_shard_ = units_total_ > i ? (units_total_ - i + k - 1) / k : 0;
+  // The table the limits allowed for, at once (pages are only used as it fills): no doubling
+  // while it grows, and a machine that cannot hold it says so now, not hours into the run.
+  try {
+    records_.reserve(units_in_shard_);
+  } catch (const std::bad_alloc&) {
+    throw Failure(kUsage, "this machine cannot give the master " +
+                              std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
+                              std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
+  }
+  return symmetry;
+}
+
+proto::JobSpec MasterSession::prepare_files(core::Symmetry symmetry) {
+  const fs::path out(c_.out);
+  std::error_code ec;
   if (out.has_parent_path()) {
     fs::create_directories(out.parent_path(), ec);
     if (ec) throw Failure(kIoError, "cannot create directory " + out.parent_path().string() + ": " + ec.message());
@@ -133,16 +180,13 @@ proto::JobSpec MasterSession::prepare() {
   const std::string journal_path = c_.out + ".journal";
   if (c_.force) fs::remove(journal_path, ec);
 
-  const auto symmetry = core::symmetry_from_string(c_.symmetry);
-  if (!c_.depth) c_.depth = core::default_run_depth(c_.n, symmetry);
-  plan_.emplace(c_.n, c_.depth, symmetry);
-  units_total_ = plan_->size();
-  for (std::uint64_t id = 0; id < units_total_; ++id) units_in_shard_ += in_shard(id);
-
-  journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_));
+  const auto stop = stop_on_signal();
+  journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_), stop);
   remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
-  for (const auto& r : journal_->recovered()) {
+  core::StopPoll poll(stop, "reading the journal");
+  for (const auto& r : journal_->take_recovered()) {   // the journal's copy is freed after the loop
+    poll.tick();
     if (r.id >= units_total_ || !in_shard(r.id))
       throw Failure(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
                                    ", which is not part of this job");
@@ -242,7 +286,10 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
   } catch (const store::WriteError& e) {
     fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
-  const bool complete = records_.size() == units_in_shard_;
+  const std::size_t done = records_.size();
+  // A stop signal ends the job now, even with every unit done: the Burnside search alone takes
+  // minutes at large N. The rerun then finds every unit in the journal and only finishes.
+  bool complete = done == units_in_shard_ && !stop_signal_received();
   store::RunInfo info;
   info.program_version = kProgramVersion;
   info.git_commit = kGitCommit;
@@ -257,25 +304,44 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
   info.start_time = start_time_;
   info.end_time = utc_now();
   info.wall_seconds = previous_wall_ + seconds;
-  info.status = complete ? "complete" : "partial";
   info.units_total = units_total_;
   info.shard_index = c_.shard_index;
   info.shard_count = c_.shard_count;
   bool integrity_ok = true;
   try {
-    finalize_totals(info, records_, complete && c_.shard_count == 1);
+    const bool whole_job = complete && c_.shard_count == 1;
+    if (whole_job && c_.n >= kAnnounceBurnsideN)
+      std::cerr << "nqueens: Burnside check: counting the boards fixed by the half and quarter turns (N = "
+                << c_.n << ")\n";
+    try {
+      finalize_totals(info, records_, whole_job, stop_on_signal());
+    } catch (const core::Interrupted&) {
+      complete = false;   // stopped during the search: a partial file, as for any stop
+      finalize_totals(info, records_, false);
+    }
   } catch (const core::IntegrityError& e) {
     std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
     integrity_ok = false;
   }
+  info.status = complete ? "complete" : "partial";
+  core::Total nodes = 0;
+  for (const auto& rec : records_) nodes += rec.nodes;
   int code = kOk;
   // After a journal write failure the boards cannot be streamed from it: no partial file then.
   if (!(write_failure_ && info.boards_stored != "none")) {
     try {
-      write_result_file(c_.out, info, records_, journal_board_source(*journal_, c_.n, units_total_));
+      // A signal during the write abandons it (one that came before is why a partial file is
+      // being written): OUT stays as it was, the journal has every finished unit.
+      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, c_.n, units_total_),
+                        stop_on_new_signal());
     } catch (const store::WriteError& e) {
       std::cerr << "nqueens: error: " << e.what() << "\n";
       code = kIoError;
+    } catch (const core::Interrupted& e) {
+      std::cerr << "nqueens: stopped by signal " << stop_signal() << " while " << e.phase() << ": " << c_.out
+                << " was left as it was; the " << done << " finished units are in " << c_.out
+                << ".journal; rerun the same command to resume (exit " << kInterrupted << ")\n";
+      return kInterrupted;
     }
   }
   if (write_failure_ || code != kOk) {
@@ -291,24 +357,23 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
     return kRankFailed;
   }
   if (outcome.failure) {
-    std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << records_.size() << " of "
+    std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << done << " of "
               << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
               << c_.out << "); exit " << kVerifyFailed << "\n";
     return kVerifyFailed;
   }
   if (!complete) {
-    std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << records_.size() << " of "
+    std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << done << " of "
               << units_in_shard_ << " units done; partial result in " << c_.out
               << "; rerun the same command to resume (exit " << kInterrupted << ")\n";
     return kInterrupted;
   }
   journal_->remove();
   CountReport r{c_.n, info.total, info.unique, {info.rot180_fixed, info.rot90_fixed}, info.wall_seconds,
-                0, outcome.total_threads, units_total_, c_.depth};
-  for (const auto& rec : records_) r.nodes += rec.nodes;
+                nodes, outcome.total_threads, units_total_, c_.depth};
   if (c_.shard_count > 1) {
-    std::cout << "shard    " << c_.shard_index << "/" << c_.shard_count << " complete: " << records_.size()
-              << " units, subtotal " << info.total << "\n";
+    std::cout << "shard    " << c_.shard_index << "/" << c_.shard_count << " complete: " << done
+              << " units, subtotal " << core::to_decimal(info.total) << "\n";
   } else {
     print_count_report(std::cout, r);
   }
@@ -337,7 +402,8 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
     std::cout << "note     " << outcome.lost_workers.size()
               << " worker rank(s) stopped answering; their batches were computed by the others\n";
   if (integrity_ok && info.matches_known == "no")
-    std::cerr << "nqueens: verification failed: total " << info.total << ", unique " << info.unique
+    std::cerr << "nqueens: verification failed: total " << core::to_decimal(info.total) << ", unique "
+              << core::to_decimal(info.unique)
               << " differ from the published " << info.known_total << ", " << info.known_unique
               << "; " << c_.out << " says matches_known = no (exit " << kVerifyFailed << ")\n";
   if (!integrity_ok) std::cerr << "nqueens: " << c_.out << " says matches_known = " << info.matches_known

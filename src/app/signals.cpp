@@ -1,11 +1,19 @@
 #include "app/signals.h"
+#include <atomic>
 #include <csignal>
 #include <initializer_list>
 
 namespace nq::app {
 namespace {
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_signal = sig; }
+// Written by the handler, read by other threads: it must be a lock-free atomic (a
+// volatile sig_atomic_t is only safe within the interrupted thread).
+static_assert(std::atomic<int>::is_always_lock_free, "the signal flag must be a lock-free atomic");
+std::atomic<int> g_signal{0};
+std::atomic<int> g_count{0};
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
+  g_count.fetch_add(1);
+}
 }  // namespace
 
 void install_master_signals() {
@@ -20,7 +28,16 @@ void install_worker_signals() {
   std::signal(SIGUSR1, SIG_IGN);
 }
 
-bool stop_signal_received() { return g_signal != 0; }
-int stop_signal() { return g_signal; }
+bool stop_signal_received() { return g_signal.load() != 0; }
+int stop_signal() { return g_signal.load(); }
+int stop_signal_count() { return g_count.load(); }
+
+core::StopFn stop_on_signal() {
+  return [] { return stop_signal_received(); };
+}
+
+core::StopFn stop_on_new_signal() {
+  return [before = stop_signal_count()] { return stop_signal_count() > before; };
+}
 
 }  // namespace nq::app

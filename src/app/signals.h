@@ -1,13 +1,23 @@
 // Signal handling of `nqueens run`: the master turns SIGTERM, SIGUSR1 (Slurm's warning) and
 // SIGINT into a stop request (checkpoint, partial file, exit 75); workers ignore SIGTERM and
-// SIGUSR1 and wait for the master's stop message instead.
+// SIGUSR1 and wait for the master's stop message instead. The flag is a lock-free atomic, set by
+// the handler and read from any thread; the long loops of prepare and finish poll it through
+// the predicates below (core/stop.h).
 #pragma once
+#include "core/stop.h"
 
 namespace nq::app {
 
 void install_master_signals();
 void install_worker_signals();
 bool stop_signal_received();
-int stop_signal();   // the signal number received, 0 if none
+int stop_signal();         // the last signal number received, 0 if none
+int stop_signal_count();   // stop signals received so far
+
+// true once any stop signal arrived (before or after the call).
+core::StopFn stop_on_signal();
+// true once a stop signal arrives after the call: for the result file written because of an
+// earlier signal, which a second one abandons.
+core::StopFn stop_on_new_signal();
 
 }  // namespace nq::app

@@ -47,7 +47,9 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   const std::vector<WorkUnit> units = plan.units();
   if (threads <= 0) threads = usable_cpus();
   std::atomic<std::size_t> next{0}, done{0};
-  std::atomic<Count> total{0}, nodes{0};
+  std::atomic<Count> nodes{0};
+  Total total = 0;   // 128 bits: no std::atomic for it, so a mutex (one short lock per unit)
+  std::mutex total_mutex;
   std::atomic<bool> failed{false};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -57,7 +59,10 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
     try {
       for (std::size_t i; (i = next.fetch_add(1)) < units.size();) {
         const SearchStats s = plan.count(units[i]);
-        total += units[i].multiplicity * s.solutions;
+        {
+          const std::lock_guard lock(total_mutex);
+          add_product(total, units[i].multiplicity, s.solutions);   // below 2^128 for < 2^32 units
+        }
         nodes += s.nodes;
         ++done;
       }
@@ -73,7 +78,8 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
 
   auto snapshot = [&] {
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
-    return Progress{done.load(), units.size(), total.load(), dt.count()};
+    const std::lock_guard lock(total_mutex);
+    return Progress{done.load(), units.size(), total, dt.count()};
   };
   if (progress) {
     auto next_report = start + interval;
@@ -86,7 +92,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   }
   pool.clear();   // joins
   if (failure) std::rethrow_exception(failure);
-  return {total.load(), nodes.load()};
+  return {total, nodes.load()};
 }
 
 }  // namespace nq::core

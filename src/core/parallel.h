@@ -4,6 +4,7 @@
 #pragma once
 #include <chrono>
 #include <functional>
+#include "core/total.h"
 #include "core/units.h"
 
 namespace nq::core {
@@ -11,13 +12,13 @@ namespace nq::core {
 struct Progress {
   std::uint64_t units_done = 0;
   std::uint64_t units_total = 0;
-  Count solutions = 0;   // weighted, so far
+  Total solutions = 0;   // weighted, so far
   double seconds = 0;
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
 struct PlanTotals {
-  Count total = 0;   // sum of multiplicity * completions
+  Total total = 0;   // sum of multiplicity * completions (past 2^64 from N = 29)
   Count nodes = 0;
 };
 

@@ -66,43 +66,48 @@ void undo_orbit(Occupancy& b, int r, int c, int step) {
   }
 }
 
-Count search_fixed(Occupancy& b, int step) {
+Count search_fixed(Occupancy& b, int step, StopPoll& poll) {
+  poll.tick();
   int r = 0;
   while (r < b.n && b.col_of_row[r] >= 0) ++r;
   if (r == b.n) return 1;
   Count total = 0;
   for (int c = 0; c < b.n; ++c) {
     if (!place_orbit(b, r, c, step)) continue;
-    total += search_fixed(b, step);
+    total += search_fixed(b, step, poll);
     undo_orbit(b, r, c, step);
   }
   return total;
 }
 
-Count count_fixed(int n, int step) {
+Count count_fixed(int n, int step, const StopFn& stop) {
   Occupancy b(n);
   if (n % 2) {   // a rotation-symmetric board of odd size has its centre occupied
     const int m = n / 2;
     b.set(m, m);
   }
   if (step == 1 && n % 4 >= 2) return 0;   // quarter-turn orbits have size 4 (plus the centre)
-  return search_fixed(b, step);
+  StopPoll poll(stop, "the Burnside search");
+  return search_fixed(b, step, poll);
 }
 
 }  // namespace
 
-RotationFixed count_rotation_fixed(int n) {
+RotationFixed count_rotation_fixed(int n, const StopFn& stop) {
   if (n == 1) return {1, 1};
-  return {count_fixed(n, 2), count_fixed(n, 1)};
+  return {count_fixed(n, 2, stop), count_fixed(n, 1, stop)};
 }
 
-Count unique_from_burnside(int n, Count total, const RotationFixed& fixed) {
+Total unique_from_burnside(int n, Total total, const RotationFixed& fixed) {
   if (n == 1) return total;   // the single board is fixed by all eight symmetries
-  const Count sum = total + fixed.rot180 + 2 * fixed.rot90;
+  Total sum = total;
+  if (!add_product(sum, 1, fixed.rot180) || !add_product(sum, 2, fixed.rot90))
+    throw IntegrityError("Burnside check failed for n=" + std::to_string(n) + ": total " +
+                         to_decimal(total) + " + P + 2R does not fit in 128 bits");
   if (sum % 8 != 0)
     throw IntegrityError("Burnside check failed for n=" + std::to_string(n) + ": total " +
-                         std::to_string(total) + " + P " + std::to_string(fixed.rot180) +
-                         " + 2R " + std::to_string(2 * fixed.rot90) + " is not a multiple of 8");
+                         to_decimal(total) + " + P " + std::to_string(fixed.rot180) + " + 2R " +
+                         to_decimal(Total{fixed.rot90} * 2) + " is not a multiple of 8");
   return sum / 8;
 }
 

@@ -4,6 +4,8 @@
 // by small searches restricted to symmetric placements. Pure functions; thread-safe.
 #pragma once
 #include <stdexcept>
+#include "core/stop.h"
+#include "core/total.h"
 #include "core/types.h"
 
 namespace nq::core {
@@ -19,10 +21,12 @@ class IntegrityError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-RotationFixed count_rotation_fixed(int n);
+// The search takes seconds from N = 22 on (N = 24: ~40 s here) and grows ~x3 per N: it polls
+// `stop` (Interrupted, core/stop.h).
+RotationFixed count_rotation_fixed(int n, const StopFn& stop = {});
 
-// Unique count from the total and P, R. Throws IntegrityError if total + P + 2R is not a
-// multiple of 8 (a wrong total).
-Count unique_from_burnside(int n, Count total, const RotationFixed& fixed);
+// Unique count from the total and P, R, exact in 128 bits. Throws IntegrityError if
+// total + P + 2R is not a multiple of 8 (a wrong total) or does not fit in 128 bits.
+Total unique_from_burnside(int n, Total total, const RotationFixed& fixed);
 
 }  // namespace nq::core

@@ -4,7 +4,7 @@
 
 namespace nq::core {
 
-using Count = std::uint64_t;   // every solution / node count is 64-bit: Q(27) needs 58 bits
+using Count = std::uint64_t;   // a unit's solution / node count; sums over units: core::Total (total.h)
 using Mask = std::uint32_t;    // one bit per column; N <= 32
 inline constexpr int kMaxN = 32;
 

@@ -235,7 +235,8 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
 
 // ---------------------------------------------------------------------------------------------
 
-Journal::Journal(const std::string& path, const JournalKey& key) : path_(path), key_(key) {
+Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop)
+    : path_(path), key_(key) {
   if (key.n < 1 || key.n > core::kMaxN)
     throw std::invalid_argument("store::journal: board size " + std::to_string(key.n) + " is outside 1.." +
                                 std::to_string(core::kMaxN));
@@ -251,7 +252,7 @@ Journal::Journal(const std::string& path, const JournalKey& key) : path_(path), 
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
       throw WriteError("store::journal: " + path_ + " is in use by another process");
     read_header(key);
-    scan();
+    scan(stop);
   } catch (...) {
     ::close(fd_);
     fd_ = -1;
@@ -319,13 +320,15 @@ void Journal::read_header(const JournalKey& key) {
   data_start_ = 16 + klen + 4;
 }
 
-void Journal::scan() {
+void Journal::scan(const core::StopFn& stop) {
+  core::StopPoll poll(stop, "reading the journal");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path_ + ": " + fs::errno_text(errno));
   const auto end = static_cast<std::uint64_t>(st.st_size);
   std::vector<std::uint8_t> payload;
   std::uint64_t off = data_start_;
   while (off < end) {
+    poll.tick();
     if (auto pr = probe(fd_, path_, off, end, key_, payload)) {
       recovered_.push_back(pr->fixed.unit);
       off += pr->size;

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "core/stop.h"
 #include "store/errors.h"
 #include "store/unit_record.h"
 
@@ -69,8 +70,8 @@ class Journal {
   // followed by a valid one -> CorruptJournal naming its byte offset; not a journal at all ->
   // CorruptJournal. WriteError if the file cannot be created/written or is locked by another
   // process. std::invalid_argument for a key with n outside 1..32 or boards_stored not
-  // none/all/class.
-  Journal(const std::string& path, const JournalKey& key);
+  // none/all/class. The scan polls `stop` (core::Interrupted; nothing is changed then).
+  Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {});
   ~Journal();   // flushes the buffer (best effort, no fsync)
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -78,6 +79,8 @@ class Journal {
   const std::string& path() const { return path_; }
   // Unit records found on open, in file order (boards not loaded).
   const std::vector<UnitRecord>& recovered() const { return recovered_; }
+  // Moves them out (recovered() is empty afterwards): the master keeps one copy, not two.
+  std::vector<UnitRecord> take_recovered() { return std::move(recovered_); }
   std::uint64_t dropped_tail_bytes() const { return dropped_tail_bytes_; }
 
   // Buffered append of one unit: `boards` holds k*n columns (empty in count mode), class_sizes k
@@ -97,7 +100,7 @@ class Journal {
  private:
   void create_file(const JournalKey& key);
   void read_header(const JournalKey& key);
-  void scan();
+  void scan(const core::StopFn& stop);
   void put(const std::uint8_t* data, std::size_t size) const;
   void flush() const;
   void check_usable() const;

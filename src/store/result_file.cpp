@@ -1,7 +1,12 @@
 // HDF5 result file: layout and the code that writes and reads it. The schema (names, types,
-// shapes, meanings) is the table in docs/contract.md; this file is its only implementation.
+// shapes, meanings) is the table in the README ("Result file (HDF5)"); this file is its only
+// implementation.
 //
-//   /            root attributes: format, format_version, then every RunInfo field (attribute_fields)
+//   /            root attributes: format, format_version, then every RunInfo field (attribute_fields);
+//                a 128-bit count (total, unique) is four attributes (write_attr for core::Total):
+//                  <name>          uint64   the value, or 2^64 - 1 when it does not fit
+//                  <name>_hi/_lo   uint64   the high and low 64 bits            (version 2 on)
+//                  <name>_decimal  string   the value in decimal digits         (version 2 on)
 //   /units/      id u64 (U) | placement u8 (U,N) | multiplicity u32 | solutions u64 | nodes u64 |
 //                seconds f64 | started f64 | rank i32 | thread i32          chunks of 4096 rows
 //   /boards/     solutions u8 (S,N) | class_size u8 (S) [class only] | unit u64 (S)   chunks of 131072 rows;
@@ -21,6 +26,7 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 #include "core/parallel.h"
 #include "store/chunks.h"
 #include "store/fs.h"
@@ -30,7 +36,10 @@ namespace nq::store {
 namespace {
 
 constexpr const char* kFormat = "nqueens-result";
-constexpr std::int32_t kFormatVersion = 1;
+// 2: total and unique also as 128-bit hi/lo halves and decimal strings. 1: 64-bit only (read).
+constexpr std::int32_t kFormatVersion = 2;
+constexpr std::int32_t kOldestReadableVersion = 1;
+constexpr std::uint64_t kDoesNotFit = ~std::uint64_t{0};   // the uint64 attribute of a wider count
 constexpr hsize_t kUnitChunkRows = 4096;
 constexpr hsize_t kBoardChunkRows = 131072;   // 128 KiB per column chunk of boards
 constexpr unsigned kDeflateLevel = 4;
@@ -129,6 +138,14 @@ void write_attr(hid_t obj, const char* name, const T& v, const h5::Site& s) {
   a.close(s, what);
 }
 
+void write_attr(hid_t obj, const char* name, const core::Total& v, const h5::Site& s) {
+  const std::string base(name);
+  write_attr(obj, name, core::fits_u64(v) ? core::low_half(v) : kDoesNotFit, s);
+  write_attr(obj, (base + "_hi").c_str(), core::high_half(v), s);
+  write_attr(obj, (base + "_lo").c_str(), core::low_half(v), s);
+  write_attr(obj, (base + "_decimal").c_str(), core::to_decimal(v), s);
+}
+
 h5::Handle open_attr(hid_t obj, const char* name, const h5::Site& s) {
   const std::string what = std::string("attribute ") + name;
   if (h5::check(H5Aexists(obj, name), s, what) == 0) h5::raise(s, "missing " + what);
@@ -169,6 +186,28 @@ void read_attr(hid_t obj, const char* name, T& out, const h5::Site& s) {
   Stored x{};
   h5::check(H5Aread(a.get(), H5Type<Stored>::mem(), &x), s, what);   // converts other widths
   out = x;
+}
+
+// A count written by write_attr(core::Total): version 1 files only have the uint64 attribute;
+// from version 2 on the halves are the value, and the decimal string and the uint64 must agree.
+void read_attr(hid_t obj, const char* name, core::Total& out, std::int32_t version, const h5::Site& s) {
+  std::uint64_t u64 = 0;
+  read_attr(obj, name, u64, s);
+  if (version < 2) {
+    out = u64;
+    return;
+  }
+  const std::string base(name);
+  std::uint64_t hi = 0, lo = 0;
+  std::string decimal;
+  read_attr(obj, (base + "_hi").c_str(), hi, s);
+  read_attr(obj, (base + "_lo").c_str(), lo, s);
+  read_attr(obj, (base + "_decimal").c_str(), decimal, s);
+  out = core::from_halves(hi, lo);
+  const auto parsed = core::parse_decimal(decimal);
+  if (!parsed || *parsed != out || u64 != (core::fits_u64(out) ? lo : kDoesNotFit))
+    h5::raise(s, "attributes " + base + " = " + std::to_string(u64) + ", " + base + "_hi/_lo = " +
+                     core::to_decimal(out) + " and " + base + "_decimal = '" + decimal + "' disagree");
 }
 
 // ---- datasets --------------------------------------------------------------------------------
@@ -318,7 +357,7 @@ struct ResultWriter::Impl {
   std::vector<std::uint64_t> bb_unit;
 
   std::uint64_t units = 0, boards = 0;   // rows appended (buffered or written)
-  std::uint64_t weighted_total = 0;      // sum of multiplicity * solutions
+  core::Total weighted_total = 0;        // sum of multiplicity * solutions
   std::uint64_t class_sum = 0;
   std::uint64_t last_id = 0;
   bool temp_exists = false, committed = false, failed = false;
@@ -493,7 +532,8 @@ struct ResultWriter::Impl {
       ub.started.push_back(u.started);
       ub.rank.push_back(u.rank);
       ub.thread.push_back(u.thread);
-      weighted_total += std::uint64_t{u.multiplicity} * u.solutions;
+      if (!core::add_product(weighted_total, u.multiplicity, u.solutions))
+        throw std::invalid_argument("store::write: the units' total exceeds 128 bits");
       last_id = u.id;
       ++units;
       if (ub.id.size() == kUnitChunkRows) flush_units();
@@ -544,7 +584,8 @@ struct ResultWriter::Impl {
     if (info.units_done != units)
       bad("RunInfo.units_done = " + num(info.units_done) + " but " + num(units) + " units were written");
     if (info.total != weighted_total)
-      bad("RunInfo.total = " + num(info.total) + " but the units add up to " + num(weighted_total));
+      bad("RunInfo.total = " + core::to_decimal(info.total) + " but the units add up to " +
+          core::to_decimal(weighted_total));
     // Board counts (S = total, or S = unique and sum(class_size) = total) are verification, not
     // structure: the caller checks them (boards_written(), class_size_sum()) and decides between
     // writing the file and exit 6; refusing to write here would lose the evidence.
@@ -627,10 +668,16 @@ struct ResultReader::Impl {
     if (format != kFormat) foreign("format is '" + format + "'");
     std::int32_t version = 0;
     read_attr(root, "format_version", version, site);
-    if (version != kFormatVersion)
+    if (version < kOldestReadableVersion || version > kFormatVersion)
       throw NotAResultFile("store::open: " + path + ": unsupported format_version " + std::to_string(version) +
-                           " (this program reads " + std::to_string(kFormatVersion) + ")");
-    attribute_fields(info, [&](const char* name, auto& v) { read_attr(root, name, v, site); });
+                           " (this program reads " + std::to_string(kOldestReadableVersion) + " to " +
+                           std::to_string(kFormatVersion) + ")");
+    attribute_fields(info, [&](const char* name, auto& v) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, core::Total>)
+        read_attr(root, name, v, version, site);
+      else
+        read_attr(root, name, v, site);
+    });
     if (info.n < 1 || info.n > core::kMaxN) h5::raise(site, "n = " + std::to_string(info.n) + " is out of range");
     if (!valid_boards_stored(info.boards_stored))
       h5::raise(site, "boards_stored = '" + info.boards_stored + "' is not none, all or class");

@@ -1,4 +1,5 @@
-// HDF5 result files (format `nqueens-result` v1, schema in docs/contract.md): written by the app at
+// HDF5 result files (format `nqueens-result` v2; v1 files are read too; schema in the README's
+// "Result file (HDF5)" section): written by the app at
 // the end of a run or on interrupt, read by `info`, `merge` and resume. An object is used by one
 // thread at a time; distinct objects may live in different threads (Debian's libhdf5 is thread-safe).
 #pragma once
@@ -7,6 +8,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "core/total.h"
 #include "store/errors.h"
 #include "store/unit_record.h"
 
@@ -26,7 +28,10 @@ struct RunInfo {
   std::string status;   // complete|partial
   std::uint64_t units_total = 0, units_done = 0;
   int shard_index = 0, shard_count = 1;
-  std::uint64_t total = 0, unique = 0, rot180_fixed = 0, rot90_fixed = 0;
+  // total and unique are exact (128 bits): in the file each is a uint64 attribute (2^64 - 1
+  // when the value does not fit) plus <name>_hi, <name>_lo (uint64 halves) and <name>_decimal.
+  core::Total total = 0, unique = 0;
+  std::uint64_t rot180_fixed = 0, rot90_fixed = 0;
   std::int64_t known_total = -1, known_unique = -1;
   std::string matches_known;   // yes|no|unknown
 
@@ -75,9 +80,10 @@ class ResultWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-// Reads a result file (complete or partial). Throws NotAResultFile for a missing, unreadable,
-// foreign (no `format` = nqueens-result), unsupported-version, truncated or damaged file,
-// including a checksum (fletcher32) failure while reading boards.
+// Reads a result file (complete or partial), format version 1 (64-bit totals only) or 2.
+// Throws NotAResultFile for a missing, unreadable, foreign (no `format` = nqueens-result),
+// unsupported-version, truncated or damaged file (including 128-bit total attributes that
+// disagree with each other, and a checksum (fletcher32) failure while reading boards).
 class ResultReader {
  public:
   explicit ResultReader(const std::string& path);

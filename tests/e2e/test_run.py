@@ -20,8 +20,9 @@ def test_count_mode_same_result_every_layout(workdir, ranks):
     out = workdir / "c.h5"
     p = run(["run", "--n", 12, "--out", out, "--threads", 1], ranks=ranks, check=0)
     a = attrs(out)
-    assert a["status"] == "complete" and a["format"] == "nqueens-result" and a["format_version"] == 1
+    assert a["status"] == "complete" and a["format"] == "nqueens-result" and a["format_version"] == 2
     assert a["total"] == KNOWN[12]["total"] and a["unique"] == KNOWN[12]["unique"]
+    assert a["total_hi"] == 0 and a["total_lo"] == a["total"] and a["total_decimal"] == str(a["total"])
     assert a["matches_known"] == "yes" and a["ranks"] == (ranks or 1)
     u = units_table(out)
     assert len(u["id"]) == a["units_total"] == a["units_done"]

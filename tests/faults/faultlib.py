@@ -1,18 +1,19 @@
 """Helpers of the faults tier: the seed, the tally of injected faults, sizes for this build,
-interrupting a running job, and the restart journal's file format (src/store/journal.h)."""
+interrupting a running job, and watching the restart journal (its file format is read and
+written by tests/support/nqtest.py)."""
 import hashlib
 import os
 import random
 import signal
 import struct
 import time
-import zlib
 from collections import Counter
 from pathlib import Path
 
 import h5py
 
-from nqtest import EXIT, pid_of_rank, start
+from nqtest import EXIT, Journal, journal_of, kill_group, pid_of_rank, start  # noqa: F401  (re-exported)
+from nqtest import _records, _records_start
 
 # Seeded randomness: NQUEENS_FAULTS_SEED=<int> repeats a run's random moments and inputs.
 SEED = int(os.environ.get("NQUEENS_FAULTS_SEED", random.SystemRandom().randrange(1, 2**31)))
@@ -48,10 +49,6 @@ def summary():
     return "\n".join(lines)
 
 
-def journal_of(out):
-    return Path(str(out) + ".journal")
-
-
 def temp_files(out):
     out = Path(out)
     return sorted(out.parent.glob(out.name + ".tmp-*"))
@@ -82,15 +79,6 @@ def wait_until(cond, timeout, proc=None, step=0.01):
             return cond()
         time.sleep(step)
     return False
-
-
-def kill_group(proc):
-    """Ends whatever is left of a job started with start() (its own process group)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate(timeout=60)
 
 
 def interrupt(args, rank, sig, delay=0.0, ranks=3, extra_env=None, timeout=300, after=None):
@@ -134,64 +122,6 @@ def assert_clean_error(p, codes, needle=None, max_lines=2):
         assert lines[0].startswith("nqueens: error:"), p.stderr
         if needle is not None:
             assert needle in p.stderr, f"{needle!r} not in:\n{p.stderr}"
-
-
-# ---------------------------------------------------------------------- the restart journal --
-# src/store/journal.h: header "NQJOURNL", u32 version, u32 key length K, key, crc32(bytes 8..16+K);
-# then records: u32 magic 0x4E514A52, u32 payload length P, payload, crc32(payload). All
-# little-endian; crc32 is zlib's. Payload: id u64 at 0, placement 32 bytes at 8, multiplicity u32
-# at 40, solutions u64 at 44, nodes u64 at 52, ...
-RECORD_MAGIC = 0x4E514A52
-
-
-def _records_start(data):
-    """Offset of the first record, or None while the header is incomplete."""
-    if len(data) < 16 or data[:8] != b"NQJOURNL":
-        return None
-    (k,) = struct.unpack_from("<I", data, 12)
-    return 16 + k + 4
-
-
-def _records(data, off):
-    """(offset, payload length, end) of each whole record with a valid CRC from `off` on,
-    stopping at the first that is cut short or damaged (the torn tail the binary drops)."""
-    while off + 12 <= len(data):
-        magic, plen = struct.unpack_from("<II", data, off)
-        end = off + 8 + plen + 4
-        if magic != RECORD_MAGIC or end > len(data):
-            return
-        if zlib.crc32(data[off + 8:off + 8 + plen]) != struct.unpack_from("<I", data, off + 8 + plen)[0]:
-            return
-        yield off, plen, end
-        off = end
-
-
-class Journal:
-    def __init__(self, path):
-        self.path = Path(path)
-        self.data = bytearray(self.path.read_bytes())
-        self.data_start = _records_start(self.data)
-        assert self.data_start is not None, "not a journal"
-        self.records = []   # (offset, payload length)
-        self.valid_end = self.data_start
-        for off, plen, end in _records(self.data, self.data_start):
-            self.records.append((off, plen))
-            self.valid_end = end
-
-    def unit(self, i):
-        off, _ = self.records[i]
-        uid, = struct.unpack_from("<Q", self.data, off + 8)
-        mult, sols = struct.unpack_from("<IQ", self.data, off + 8 + 40)
-        return uid, mult, sols
-
-    def set_solutions(self, i, solutions):
-        """Rewrites record i's count and its CRC: a well-formed record with a wrong count."""
-        off, plen = self.records[i]
-        struct.pack_into("<Q", self.data, off + 8 + 44, solutions)
-        struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
-
-    def save(self, data=None):
-        self.path.write_bytes(bytes(self.data if data is None else data))
 
 
 class JournalWatch:

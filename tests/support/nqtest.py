@@ -4,14 +4,21 @@ helper: tests/e2e/conftest.py and tests/faults/conftest.py re-export this module
 import csv
 import os
 import re
+import signal
+import struct
 import subprocess
+import sys
+import threading
 import time
+import zlib
 from pathlib import Path
 
 import h5py
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "analysis"))
+from nqanalysis.resultfile import count_attrs  # noqa: E402  (the schema's one description of a count)
 BIN = os.environ.get("NQUEENS_BIN", str(ROOT / "build/release/src/app/nqueens"))
 MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -66,6 +73,58 @@ def start(args, ranks=None, extra_env=None):
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
+def kill_group(proc):
+    """Ends whatever is left of a job started with start() (its own process group)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate(timeout=60)
+
+
+class StderrLines:
+    """Reads a started process's stderr line by line on a thread, so a test can wait for a line
+    (a phase the binary announces) and still get the whole text at the end."""
+
+    def __init__(self, proc):
+        self.proc = proc
+        self.lines = []
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for line in self.proc.stderr:
+            with self.cond:
+                self.lines.append(line)
+                self.cond.notify_all()
+        with self.cond:
+            self.lines.append(None)   # end of the stream
+            self.cond.notify_all()
+
+    def wait_for(self, needle, timeout=120):
+        """Waits until a line contains `needle`; AssertionError if the stream ends first."""
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                if any(line is not None and needle in line for line in self.lines):
+                    return
+                if self.lines and self.lines[-1] is None:
+                    raise AssertionError(f"stderr ended without {needle!r}:\n{self.text()}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no {needle!r} on stderr within {timeout} s:\n{self.text()}")
+                self.cond.wait(left)
+
+    def text(self):
+        """Everything read so far (all of stderr once the process ended and close() returned)."""
+        return "".join(line for line in self.lines if line is not None)
+
+    def close(self, timeout=60):
+        self.thread.join(timeout)
+        return self.text()
+
+
 def wait_for_journal_records(journal: Path, min_bytes: int, proc, timeout=120, step=0.05):
     """Waits until the journal has grown past `min_bytes` (units are being finished), looking
     every `step` seconds."""
@@ -115,6 +174,14 @@ def attrs(path):
         return {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
 
 
+def set_counts(f, **values):
+    """Rewrites counts (total=..., unique=...) of an open h5py result file consistently: the
+    uint64 attribute and its _hi, _lo and _decimal companions."""
+    for name, value in values.items():
+        for attr, v in count_attrs(name, value).items():
+            f.attrs[attr] = v
+
+
 def units_table(path):
     with h5py.File(path, "r") as f:
         g = f["units"]
@@ -141,3 +208,103 @@ def resumed_units(stderr):
     """How many units a run found already done in its journal (0 when it did not resume)."""
     m = re.search(r"resuming from \S+: (\d+) of (\d+) units already done", stderr)
     return int(m.group(1)) if m else 0
+
+
+# ---------------------------------------------------------------------- the restart journal --
+# src/store/journal.h: header "NQJOURNL", u32 version, u32 key length K, key, crc32(bytes 8..16+K);
+# then records: u32 magic 0x4E514A52, u32 payload length P, payload, crc32(payload). All
+# little-endian; crc32 is zlib's. Key: n, depth, shard_index, shard_count i32, units_total u64,
+# then mode, boards_stored, symmetry, program_version as u16 length + bytes. Payload (count
+# mode, P = 92): id u64 at 0, placement 32 bytes at 8, multiplicity u32 at 40, solutions u64 at
+# 44, nodes u64 at 52, seconds f64 at 60, started f64 at 68, rank i32 at 76, thread i32 at 80,
+# boards u32 at 84, class sizes u32 at 88.
+RECORD_MAGIC = 0x4E514A52
+JOURNAL_VERSION = 1
+KEY_INTS = ("n", "depth", "shard_index", "shard_count")
+KEY_STRINGS = ("mode", "boards_stored", "symmetry", "program_version")
+
+
+def journal_of(out):
+    return Path(str(out) + ".journal")
+
+
+def _records_start(data):
+    """Offset of the first record, or None while the header is incomplete."""
+    if len(data) < 16 or data[:8] != b"NQJOURNL":
+        return None
+    (k,) = struct.unpack_from("<I", data, 12)
+    return 16 + k + 4
+
+
+def _records(data, off):
+    """(offset, payload length, end) of each whole record with a valid CRC from `off` on,
+    stopping at the first that is cut short or damaged (the torn tail the binary drops)."""
+    while off + 12 <= len(data):
+        magic, plen = struct.unpack_from("<II", data, off)
+        end = off + 8 + plen + 4
+        if magic != RECORD_MAGIC or end > len(data):
+            return
+        if zlib.crc32(data[off + 8:off + 8 + plen]) != struct.unpack_from("<I", data, off + 8 + plen)[0]:
+            return
+        yield off, plen, end
+        off = end
+
+
+def _frame(payload):
+    return struct.pack("<II", RECORD_MAGIC, len(payload)) + payload + struct.pack("<I", zlib.crc32(payload))
+
+
+def journal_header(key):
+    """The header of a journal for `key` (a dict with KEY_INTS, units_total and KEY_STRINGS)."""
+    k = struct.pack("<4iQ", *(key[f] for f in KEY_INTS), key["units_total"])
+    for f in KEY_STRINGS:
+        b = key[f].encode()
+        k += struct.pack("<H", len(b)) + b
+    head = b"NQJOURNL" + struct.pack("<II", JOURNAL_VERSION, len(k)) + k
+    return head + struct.pack("<I", zlib.crc32(head[8:]))
+
+
+def journal_record(uid, multiplicity, solutions, nodes=0):
+    """A count-mode record of unit `uid` (placement left empty: 0xFF in every row)."""
+    payload = (struct.pack("<Q", uid) + b"\xff" * 32 + struct.pack("<IQQddiiII", multiplicity, solutions, nodes,
+                                                                     0.0, 0.0, 0, 0, 0, 0))
+    return _frame(payload)
+
+
+class Journal:
+    def __init__(self, path):
+        self.path = Path(path)
+        self.data = bytearray(self.path.read_bytes())
+        self.data_start = _records_start(self.data)
+        assert self.data_start is not None, "not a journal"
+        self.records = []   # (offset, payload length)
+        self.valid_end = self.data_start
+        for off, plen, end in _records(self.data, self.data_start):
+            self.records.append((off, plen))
+            self.valid_end = end
+
+    def key(self):
+        """The header's job key as a dict (see journal_header)."""
+        ints = struct.unpack_from("<4iQ", self.data, 16)
+        key = dict(zip(KEY_INTS + ("units_total",), ints))
+        off = 16 + struct.calcsize("<4iQ")
+        for f in KEY_STRINGS:
+            (ln,) = struct.unpack_from("<H", self.data, off)
+            key[f] = bytes(self.data[off + 2:off + 2 + ln]).decode()
+            off += 2 + ln
+        return key
+
+    def unit(self, i):
+        off, _ = self.records[i]
+        uid, = struct.unpack_from("<Q", self.data, off + 8)
+        mult, sols = struct.unpack_from("<IQ", self.data, off + 8 + 40)
+        return uid, mult, sols
+
+    def set_solutions(self, i, solutions):
+        """Rewrites record i's count and its CRC: a well-formed record with a wrong count."""
+        off, plen = self.records[i]
+        struct.pack_into("<Q", self.data, off + 8 + 44, solutions)
+        struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
+
+    def save(self, data=None):
+        self.path.write_bytes(bytes(self.data if data is None else data))

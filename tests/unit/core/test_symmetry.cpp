@@ -34,3 +34,28 @@ TEST(Symmetry, UniqueByBurnsideEqualsClassCountFromBruteForce) {
 TEST(Symmetry, WrongTotalFailsTheBurnsideCheck) {
   EXPECT_THROW(unique_from_burnside(8, 93, count_rotation_fixed(8)), IntegrityError);
 }
+
+TEST(Symmetry, BurnsideIsExactForTotalsPastTwoTo64) {
+  // Q(29) ~ 2.7e19 is not published: a synthetic total past 2^64 with N = 8's P and R, whose
+  // (total + P + 2R) / 8 must be the exact 128-bit quotient.
+  const RotationFixed fixed = count_rotation_fixed(8);   // P = 4, R = 0
+  const Total total = (Total{1} << 64) * 8 + 92;          // 8 * 2^64 + 92: + 4 is a multiple of 8
+  EXPECT_EQ(to_decimal(unique_from_burnside(8, total, fixed)), "18446744073709551628");   // 2^64 + 12
+  EXPECT_THROW(unique_from_burnside(8, total + 1, fixed), IntegrityError);
+  EXPECT_THROW(unique_from_burnside(8, ~Total{0}, fixed), IntegrityError);   // the sum passes 2^128
+}
+
+TEST(Symmetry, TheBurnsideSearchStopsWhenAsked) {
+  int polls = 0;
+  const StopFn stop_at_third_poll = [&] { return ++polls == 3; };
+  EXPECT_THROW(count_rotation_fixed(16, stop_at_third_poll), Interrupted);
+  EXPECT_EQ(polls, 3);
+  try {
+    count_rotation_fixed(16, [] { return true; });
+    FAIL() << "not interrupted";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.phase(), "the Burnside search");
+  }
+  const StopFn never = [] { return false; };
+  EXPECT_EQ(count_rotation_fixed(16, never).rot180, known_counts(16)->rot180_fixed);
+}

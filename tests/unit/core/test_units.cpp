@@ -325,3 +325,81 @@ TEST(Units, TheDefaultRunPlanDependsOnNOnlyAndHasEnoughUnits) {
   EXPECT_EQ(default_run_depth(17, Symmetry::full), 1);   // 4319 units
   EXPECT_EQ(default_run_depth(19, Symmetry::full), 2);   // 84270 units
 }
+
+TEST(Units, CountingTheUnitsGivesTheNumberTheCursorEnumerates) {
+  for (int n = 1; n <= 11; ++n)
+    for (int depth = 1; depth <= n; ++depth)
+      for (Symmetry s : {Symmetry::none, Symmetry::mirror, Symmetry::full}) {
+        const UnitPlan plan(n, depth, s);
+        const std::uint64_t enumerated = plan.units().size();
+        EXPECT_EQ(plan.size(), enumerated) << "n=" << n << " depth=" << depth << " " << to_string(s);
+        for (std::uint64_t cap : {std::uint64_t{0}, std::uint64_t{1}, enumerated / 2, enumerated + 1})
+          EXPECT_EQ(plan.count_up_to(cap), std::min(cap, enumerated)) << n << " " << depth << " " << cap;
+      }
+  EXPECT_EQ(UnitPlan(29, 7, Symmetry::mirror).count_up_to(1000000), 1000000u);   // stops early
+}
+
+TEST(Units, CountingStopsWhenAsked) {
+  const UnitPlan plan(18, 6, Symmetry::mirror);   // ~2.4 M units
+  int polls = 0;
+  const StopFn stop_at_second_poll = [&] { return ++polls == 2; };
+  try {
+    (void)plan.size(stop_at_second_poll);
+    FAIL() << "not interrupted";
+  } catch (const Interrupted& e) {
+    EXPECT_EQ(e.phase(), "counting the work units");
+  }
+  EXPECT_EQ(polls, 2);
+  EXPECT_THROW(default_depth(18, 100000000, Symmetry::mirror, [] { return true; }), Interrupted);
+  const StopFn never = [] { return false; };
+  EXPECT_EQ(plan.size(never), plan.size());
+}
+
+TEST(Estimate, SmallPlansAreCountedExactly) {
+  for (int n = 1; n <= 12; ++n)
+    for (Symmetry s : {Symmetry::none, Symmetry::mirror, Symmetry::full}) {
+      const auto est = estimate_sizes(UnitPlan(n, std::min(n, 4), s));
+      for (int d = 1; d <= std::min(n, 4); ++d) {
+        const auto& e = est[static_cast<std::size_t>(d - 1)];
+        ASSERT_TRUE(e.exact) << n << " " << d << " " << to_string(s);
+        EXPECT_EQ(e.units, static_cast<double>(UnitPlan(n, d, s).size())) << n << " " << d << " " << to_string(s);
+        EXPECT_EQ(e.relative_error, 0.0);
+      }
+    }
+}
+
+TEST(Estimate, LargePlansAreEstimatedWithinTheirStatedError) {
+  // Plans of 10^6-10^8 units, shallow and deep, whose exact count takes well under a second:
+  // at most 5 % or five standard errors off, the margin app/plan_limits.cpp allows (measured:
+  // 0.03-2 % here).
+  struct Case {
+    int n, depth;
+    Symmetry s;
+  };
+  for (const Case c : {Case{20, 5, Symmetry::full}, Case{29, 6, Symmetry::mirror}, Case{17, 8, Symmetry::none},
+                       Case{14, 13, Symmetry::mirror}}) {
+    const UnitPlan plan(c.n, c.depth, c.s);
+    const auto e = estimate_sizes(plan).back();
+    const auto exact = static_cast<double>(plan.size());
+    EXPECT_FALSE(e.exact);
+    EXPECT_GT(e.relative_error, 0.0);
+    EXPECT_LT(std::abs(e.units / exact - 1), std::max(0.05, 5 * e.relative_error))
+        << "n=" << c.n << " depth=" << c.depth << " " << to_string(c.s) << ": " << e.units << " vs " << exact;
+  }
+}
+
+TEST(Estimate, EveryDepthOfOnePassAgreesWithItsOwnPlanAndRepeats) {
+  const auto deep = estimate_sizes(UnitPlan(26, 22, Symmetry::mirror));
+  ASSERT_EQ(deep.size(), 22u);
+  EXPECT_GT(deep.back().units, 1e15);   // far beyond any limit: no exact count needed to refuse it
+  for (int d = 1; d <= 4; ++d) {
+    const auto& e = deep[static_cast<std::size_t>(d - 1)];
+    EXPECT_TRUE(e.exact) << d;
+    EXPECT_EQ(e.units, static_cast<double>(UnitPlan(26, d, Symmetry::mirror).size())) << d;
+  }
+  const auto again = estimate_sizes(UnitPlan(26, 22, Symmetry::mirror));
+  for (std::size_t i = 0; i < deep.size(); ++i) EXPECT_EQ(deep[i].units, again[i].units) << i;   // fixed seed
+  const auto full = estimate_sizes(UnitPlan(32, 32, Symmetry::full));
+  EXPECT_TRUE(full.front().exact);
+  EXPECT_EQ(full.front().units, static_cast<double>(UnitPlan(32, 1, Symmetry::full).size()));
+}

@@ -340,3 +340,34 @@ TEST_F(JournalTest, LargeRecordsBypassTheBufferAndStillRoundTrip) {
   EXPECT_EQ(seen[1].class_sizes, big.class_sizes);
   EXPECT_EQ(seen[2].unit, unit(6));
 }
+
+TEST_F(JournalTest, RecoveredRecordsCanBeTakenOverWithoutACopy) {
+  write_three(file("j"));
+  Journal j(file("j"), key_for("class"));
+  const auto taken = j.take_recovered();
+  ASSERT_EQ(taken.size(), 3u);
+  EXPECT_EQ(taken[1], unit(7));
+  EXPECT_TRUE(j.recovered().empty());
+}
+
+TEST_F(JournalTest, ScanningALongJournalStopsWhenAsked) {
+  JournalKey k = key_for("none");
+  k.shard_index = 0;
+  k.shard_count = 1;
+  k.units_total = 10000;
+  {
+    Journal j(file("j"), k);
+    for (std::uint64_t id = 0; id < 10000; ++id) j.append(unit(id), {}, {});
+    j.sync();
+  }
+  const auto before = slurp(file("j"));
+  try {
+    Journal j(file("j"), k, [] { return true; });
+    FAIL() << "not interrupted";
+  } catch (const nq::core::Interrupted& e) {
+    EXPECT_EQ(e.phase(), "reading the journal");
+  }
+  EXPECT_EQ(slurp(file("j")), before);   // nothing changed
+  Journal again(file("j"), k, [] { return false; });
+  EXPECT_EQ(again.recovered().size(), 10000u);
+}

@@ -20,6 +20,7 @@ using nq::store::test::slurp;
 using nq::store::test::spit;
 namespace stdfs = std::filesystem;
 
+
 namespace {
 
 // A real job: the units of a plan, their boards, and the RunInfo that goes with them.
@@ -119,7 +120,18 @@ std::vector<H5Z_filter_t> filters_of(const std::string& path, const char* datase
   return out;
 }
 
-class ResultFile : public nq::store::test::TempDirTest {};
+class ResultFile : public nq::store::test::TempDirTest {
+ protected:
+  // What a Python script (h5py, /usr/bin/python3) prints about the file `h5` (its argv[1]).
+  std::string python_output(const std::string& script, const std::string& h5) {
+    const std::string out = file("py.txt");
+    spit(file("check.py"), script);
+    const int rc = std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + h5 + "' > '" + out +
+                                "' 2>&1").c_str());
+    EXPECT_EQ(rc, 0) << slurp(out);
+    return slurp(out);
+  }
+};
 
 }  // namespace
 
@@ -227,8 +239,10 @@ TEST_F(ResultFile, AttributesHaveTheContractTypes) {
     type_of(s, H5T_STRING, 0, 0);
   for (const char* s : {"format_version", "n", "depth", "ranks", "threads", "shard_index", "shard_count"})
     type_of(s, H5T_INTEGER, 4, H5T_SGN_2);
-  for (const char* s : {"units_total", "units_done", "total", "unique", "rot180_fixed", "rot90_fixed"})
+  for (const char* s : {"units_total", "units_done", "total", "unique", "rot180_fixed", "rot90_fixed", "total_hi",
+                        "total_lo", "unique_hi", "unique_lo"})
     type_of(s, H5T_INTEGER, 8, H5T_SGN_NONE);
+  for (const char* s : {"total_decimal", "unique_decimal"}) type_of(s, H5T_STRING, 0, 0);
   for (const char* s : {"known_total", "known_unique"}) type_of(s, H5T_INTEGER, 8, H5T_SGN_2);
   type_of("wall_seconds", H5T_FLOAT, 8, 0);
 }
@@ -248,19 +262,15 @@ TEST_F(ResultFile, H5dumpReadsTheFile) {
 
 TEST_F(ResultFile, H5pyReadsAttributesUnitsAndBoards) {
   write_job(file("out.h5"), make_job(8, 2, "all"));
-  const std::string out = file("py.txt");
-  const std::string script =
-      "import h5py, sys\n"
-      "f = h5py.File(sys.argv[1], 'r')\n"
-      "a = f.attrs\n"
-      "s = lambda v: v.decode() if isinstance(v, bytes) else str(v)\n"
-      "print(s(a['format']), int(a['total']), s(a['status']), s(a['hosts']), f['boards/solutions'].shape,"
-      " f['units/placement'].shape[1], int(f['units/multiplicity'][:].astype('u8').dot(f['units/solutions'][:])))\n";
-  spit(file("check.py"), script);
-  ASSERT_EQ(std::system((std::string(NQ_PYTHON) + " '" + file("check.py") + "' '" + file("out.h5") + "' > '" + out +
-                         "' 2>&1").c_str()), 0)
-      << slurp(out);
-  EXPECT_EQ(slurp(out), "nqueens-result 92 complete node1,node2 (92, 8) 8 92\n");
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "f = h5py.File(sys.argv[1], 'r')\n"
+                          "a = f.attrs\n"
+                          "s = lambda v: v.decode() if isinstance(v, bytes) else str(v)\n"
+                          "print(s(a['format']), int(a['total']), s(a['status']), s(a['hosts']),"
+                          " f['boards/solutions'].shape, f['units/placement'].shape[1],"
+                          " int(f['units/multiplicity'][:].astype('u8').dot(f['units/solutions'][:])))\n",
+                          file("out.h5")),
+            "nqueens-result 92 complete node1,node2 (92, 8) 8 92\n");
 }
 
 TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
@@ -584,4 +594,101 @@ TEST_F(ResultFile, WritingMillionsOfBoardsKeepsMemoryBounded) {
   // Buffering everything would need count * 24 bytes (72 MB at the default size).
   EXPECT_LT(busy - idle, 40 * 1024);
   EXPECT_EQ(ResultReader(path).board_count(), count);
+}
+
+namespace {
+
+// A count-mode file of N = 29 whose units add up to 2^64 + 6, just past 64 bits: unit 0 has
+// multiplicity 8 and 2^61 completions, unit 1 multiplicity 2 and 3.
+RunInfo write_wide(const std::string& path) {
+  std::vector<UnitRecord> units(2);
+  units[0].id = 0;
+  units[0].multiplicity = 8;
+  units[0].solutions = std::uint64_t{1} << 61;
+  units[1].id = 1;
+  units[1].multiplicity = 2;
+  units[1].solutions = 3;
+  RunInfo info;
+  info.n = 29;
+  info.mode = "count";
+  info.boards_stored = "none";
+  info.depth = 1;
+  info.symmetry = "full";
+  info.status = "complete";
+  info.units_total = info.units_done = 2;
+  info.total = (core::Total{1} << 64) + 6;
+  info.unique = (core::Total{1} << 64) * 5 + 7;   // synthetic: wider than 64 bits too
+  info.matches_known = "unknown";
+  ResultWriter w(path, 29, "none");
+  w.append_units(units);
+  w.commit(info);
+  return info;
+}
+
+// Rewrites an attribute of an existing file with the HDF5 C API (another program's edit).
+template <class T>
+void set_attr(const std::string& path, const char* name, T value, hid_t type) {
+  Id f{H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose};
+  Id a{H5Aopen(f.id, name, H5P_DEFAULT), H5Aclose};
+  ASSERT_GE(a.id, 0) << name;
+  ASSERT_GE(H5Awrite(a.id, type, &value), 0) << name;
+}
+
+}  // namespace
+
+TEST_F(ResultFile, TotalsPast64BitsRoundTripExactly) {
+  const RunInfo info = write_wide(file("wide.h5"));
+  const ResultReader r(file("wide.h5"));
+  EXPECT_EQ(core::to_decimal(r.info().total), "18446744073709551622");
+  EXPECT_EQ(core::to_decimal(r.info().unique), "92233720368547758087");
+  EXPECT_EQ(r.info(), info);
+  // What other programs see: the uint64 says "does not fit", the halves and the text are exact.
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "a = h5py.File(sys.argv[1], 'r').attrs\n"
+                          "for k in ('total', 'unique'):\n"
+                          "    hi, lo, text = int(a[k + '_hi']), int(a[k + '_lo']), a[k + '_decimal'].decode()\n"
+                          "    print(k, int(a[k]), hi, lo, text, (hi << 64 | lo) == int(text), int(a['format_version']))\n",
+                          file("wide.h5")),
+            "total 18446744073709551615 1 6 18446744073709551622 True 2\n"
+            "unique 18446744073709551615 5 7 92233720368547758087 True 2\n");
+}
+
+TEST_F(ResultFile, TotalsThatFitKeepTheirValueInTheUint64Attribute) {
+  write_job(file("out.h5"), make_job(8, 2, "all"));
+  EXPECT_EQ(python_output("import h5py, sys\n"
+                          "a = h5py.File(sys.argv[1], 'r').attrs\n"
+                          "print(int(a['total']), int(a['total_hi']), int(a['total_lo']), a['total_decimal'].decode(),"
+                          " int(a['unique']))\n",
+                          file("out.h5")),
+            "92 0 92 92 12\n");
+}
+
+TEST_F(ResultFile, VersionOneFilesAreReadFromTheirUint64Totals) {
+  write_job(file("v1.h5"), make_job(8, 2, "none"));
+  {   // a version 1 file: no halves, no decimal text
+    set_attr<std::int32_t>(file("v1.h5"), "format_version", 1, H5T_NATIVE_INT32);
+    Id f{H5Fopen(file("v1.h5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose};
+    for (const char* a : {"total_hi", "total_lo", "total_decimal", "unique_hi", "unique_lo", "unique_decimal"})
+      ASSERT_GE(H5Adelete(f.id, a), 0) << a;
+  }
+  const ResultReader r(file("v1.h5"));
+  EXPECT_EQ(r.info().total, 92u);
+  EXPECT_EQ(r.info().unique, 12u);
+}
+
+TEST_F(ResultFile, DisagreeingTotalAttributesAreRefused) {
+  for (const char* edit : {"total_lo", "total", "unique_hi"}) {
+    const std::string path = file(std::string(edit) + ".h5");
+    write_wide(path);
+    set_attr<std::uint64_t>(path, edit, 1234, H5T_NATIVE_UINT64);
+    try {
+      ResultReader r(path);
+      ADD_FAILURE() << edit << ": read without complaint";
+    } catch (const NotAResultFile& e) {
+      EXPECT_NE(std::string(e.what()).find("disagree"), std::string::npos) << e.what();
+    }
+  }
+  write_job(file("v3.h5"), make_job(6, 2, "none"));
+  set_attr<std::int32_t>(file("v3.h5"), "format_version", 3, H5T_NATIVE_INT32);
+  EXPECT_THROW(ResultReader(file("v3.h5")), NotAResultFile);
 }

@@ -1,0 +1,137 @@
+#include "app/plan_limits.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include "app/exit_codes.h"
+#include "store/unit_record.h"
+
+namespace nq::app {
+namespace {
+
+// How far above the estimate the exact count may be: five of its standard errors, at least 5 %
+// (measured on plans of 1e8-1.5e9 units: 0.03-1.5 % off, up to 4 % for depths close to N).
+// Only a plan estimated above a limit by this margin is refused before it is counted.
+double margin(const core::SizeEstimate& e) { return e.exact ? 1.0 : 1.0 + std::max(0.05, 5 * e.relative_error); }
+// Above this many units the exact count takes a noticeable time (~0.1 s and more): announce it.
+constexpr double kAnnounceUnits = 2e7;
+
+// Bytes of the master's per-unit tables for a plan of `units` units. Doubles are exact here:
+// every product stays far below 2^53 for the plans that come near the limit.
+double master_bytes(const PlanCost& c, double units) {
+  return std::ceil(units / c.shard_count) * static_cast<double>(c.bytes_per_unit) +
+         std::ceil(units * static_cast<double>(c.bits_per_plan_unit) / 8);
+}
+
+bool memory_fits(const PlanCost& c, double units) {
+  return master_bytes(c, units) <= static_cast<double>(kMaxMasterBytes);
+}
+
+bool fits(const PlanCost& c, double units) {
+  return units <= static_cast<double>(kMaxPlanUnits) && memory_fits(c, units);
+}
+
+// The largest unit count within both limits.
+std::uint64_t max_units(const PlanCost& c) {
+  std::uint64_t lo = 0, hi = kMaxPlanUnits;   // fits(lo); the answer is in [lo, hi]
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+    if (fits(c, static_cast<double>(mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+bool is_run(const PlanCost& c) { return std::string(c.command) == "run"; }
+
+bool passes(const PlanCost& c, const core::SizeEstimate& e) {
+  return fits(c, e.units * margin(e));
+}
+
+std::string with_commas(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
+}
+
+std::string units_text(const core::SizeEstimate& e) {
+  if (e.exact || e.units < 1e6) return (e.exact ? "" : "about ") + with_commas(static_cast<std::uint64_t>(std::llround(e.units)));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "about %.2g", e.units);
+  return buf;
+}
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+enum class Known { counted, estimated, more_than };
+
+// Throws the refusal: the plan has `units` units (`more_than`: the exact count stopped at that
+// many, past the limit); by_depth holds the estimates of depths 1..plan.depth().
+[[noreturn]] void refuse(const core::UnitPlan& plan, const PlanCost& cost, double units, Known known,
+                         const std::vector<core::SizeEstimate>& by_depth) {
+  const std::string bound = known == Known::more_than ? "more than " : known == Known::estimated ? "about " : "";
+  const std::string count = known == Known::more_than ? bound + with_commas(static_cast<std::uint64_t>(units) - 1)
+                                                      : units_text({units, known == Known::counted});
+  std::string msg = "the plan (N = " + std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) +
+                    ", symmetry " + core::to_string(plan.symmetry()) + ") has " + count + " work units";
+  const bool too_many = units > static_cast<double>(kMaxPlanUnits);
+  if (too_many)
+    msg += ", over the limit of " + with_commas(kMaxPlanUnits) +
+           " (2^30) per plan (every master walks the whole plan at each start)";
+  else
+    msg += std::string("; ") + (is_run(cost) ? "the master" : "nqueens count") + " would keep " + bound + gigabytes(master_bytes(cost, units)) + " for them (" +
+           std::to_string(cost.bytes_per_unit) + " bytes per unit" +
+           (cost.shard_count > 1 ? " of its shard" : "") + "), over its limit of " +
+           std::to_string(kMaxMasterBytes >> 30) + " GiB";
+  std::string remedies;
+  for (int d = plan.depth() - 1; d >= 1; --d)
+    if (passes(cost, by_depth[static_cast<std::size_t>(d - 1)])) {
+      remedies = "--depth " + std::to_string(d) + " (" + units_text(by_depth[static_cast<std::size_t>(d - 1)]) + " units)";
+      break;
+    }
+  if (units <= static_cast<double>(kMaxPlanUnits) && is_run(cost)) {
+    // Enough shards for the plan's units as far as known (with the estimate's margin).
+    const core::SizeEstimate& e = by_depth.back();
+    const double need = known == Known::counted ? units : std::max(units, e.units * margin(e));
+    PlanCost sharded = cost;
+    for (sharded.shard_count = cost.shard_count + 1; sharded.shard_count <= (1 << 20); ++sharded.shard_count)
+      if (memory_fits(sharded, need)) {
+        const std::string k = std::to_string(sharded.shard_count);
+        remedies += (remedies.empty() ? "" : " or ") + std::string("--shard i/") + k + " (" + k +
+                    " masters, each keeping 1/" + k + " of the units)";
+        break;
+      }
+  }
+  throw Failure(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
+}
+
+}  // namespace
+
+// The README's Limits table quotes these sizes: update it with them.
+static_assert(sizeof(store::UnitRecord) == 88 && sizeof(core::WorkUnit) == 48, "README, Limits: per-unit bytes");
+
+PlanCost run_cost(int shard_count) { return {"run", sizeof(store::UnitRecord), 2, shard_count}; }
+PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
+
+std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
+                                const std::function<void(double units)>& announce) {
+  const auto by_depth = core::estimate_sizes(plan);
+  const core::SizeEstimate& e = by_depth.back();
+  if (!fits(cost, e.units / margin(e)))
+    refuse(plan, cost, e.units, e.exact ? Known::counted : Known::estimated, by_depth);
+  if (!e.exact && e.units >= kAnnounceUnits && announce) announce(e.units);
+  const std::uint64_t cap = max_units(cost);
+  const std::uint64_t units = plan.count_up_to(cap + 1, stop);
+  if (units > cap) refuse(plan, cost, static_cast<double>(units), Known::more_than, by_depth);
+  return units;
+}
+
+}  // namespace nq::app

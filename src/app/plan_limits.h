@@ -1,0 +1,43 @@
+// The limits on a plan that `nqueens run` and `nqueens count` check before they enumerate it or
+// touch a file: a plan that cannot run is refused up front (exit 2, naming a depth that works
+// and, for `run`, a --shard count), not after minutes of enumeration or an out-of-memory kill.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include "core/stop.h"
+#include "core/units.h"
+
+namespace nq::app {
+
+// Units per plan: every master (each shard's too) walks the whole plan at every start, to count
+// it and to stream its units; 2^30 units take a few seconds here and keep the plan-wide bit
+// tables at 128 MB each.
+inline constexpr std::uint64_t kMaxPlanUnits = std::uint64_t{1} << 30;
+// Memory of the master's per-unit tables: 16 GiB fit beside a worker on any current cluster node
+// and hold the largest shipped job unsharded (jobs/count-n27.toml: 164 M units, 14.5 GB);
+// --shard i/n divides the per-unit part by n.
+inline constexpr std::uint64_t kMaxMasterBytes = std::uint64_t{16} << 30;
+
+// What the command keeps per unit.
+struct PlanCost {
+  const char* command;               // "run" or "count": which remedies the message names
+  std::uint64_t bytes_per_unit;      // per unit of this master's shard
+  std::uint64_t bits_per_plan_unit;  // bit tables over the whole plan
+  int shard_count = 1;
+};
+// `run`'s master: a store::UnitRecord per unit of its shard (sizeof: 88 bytes), a done bit per
+// unit of the plan and another while it streams the journal's boards into the result file.
+PlanCost run_cost(int shard_count);
+// `count`: the vector of core::WorkUnit it hands to its threads.
+PlanCost count_cost();
+
+// The exact unit count of `plan`, after checking the plan against the limits: first on its
+// estimate (core::estimate_sizes, well under a second), which refuses a plan that is clearly
+// too big; then on the exact count, which stops as soon as it passes the limit. `announce` is
+// called with the estimate before the exact count when that count takes a noticeable time.
+// Throws Failure(kUsage) with a one-line message naming the plan, the limit and a depth (and
+// --shard count) that works; core::Interrupted when `stop` says so.
+std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
+                                const std::function<void(double units)>& announce = {});
+
+}  // namespace nq::app

@@ -1,0 +1,238 @@
+"""Plans that cannot run are refused up front (exit 2, naming a depth and a shard count that
+work, before any file is touched), SIGTERM is answered in the long phases before and after the
+computation (counting the plan, the Burnside search, writing the result file), and totals past
+2^64 are exact through run, info, merge and the files. The real binary, plainly and under
+mpirun -n 2.
+
+Timing: a signal is sent at a deterministic point (the phase's announcement on stderr), with the
+process stopped (SIGSTOP) while it is queued, so the phase is certainly still running when the
+signal is handled; the bounds on seconds are generous (the measured times are ~100x smaller)."""
+import os
+import re
+import signal
+import time
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import (EXIT, KNOWN, Journal, StderrLines, attrs, journal_header, journal_of, journal_record,
+                      kill_group, pid_of_rank, run, set_counts, start, units_table)
+
+REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
+                     r".*: use --depth (\d+) \(")
+TWO64 = 2 ** 64
+# Generous bounds: a refusal takes ~0.4 s here (mpirun -n 2 ~2.5 s), a signal is answered in
+# well under 0.1 s.
+REFUSAL_SECONDS = 20
+ANSWER_SECONDS = 5
+
+
+def io_error_after_the_plan_check(args, workdir, ranks):
+    """Runs `args` with an --out whose directory cannot be created (a regular file is in its
+    way): exit 4 proves the plan passed the limits, since they are checked first, and nothing
+    is computed."""
+    blocker = workdir / "blocker"
+    blocker.write_text("not a directory\n")
+    p = run(args + ["--out", blocker / "out.h5"], ranks=ranks, timeout=120)
+    assert p.returncode == EXIT["io"] and "cannot create directory" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("ranks", [None, 2])
+@pytest.mark.parametrize("plan", [["--n", 29], ["--n", 26, "--depth", 22], ["--n", 26, "--depth", 22,
+                                                                            "--symmetry", "full"]])
+def test_a_plan_beyond_the_limits_is_refused_at_once_naming_a_depth_that_works(workdir, plan, ranks):
+    out = workdir / "results" / "out.h5"
+    t0 = time.monotonic()
+    p = run(["run", *plan, "--out", out], ranks=ranks, timeout=120)
+    seconds = time.monotonic() - t0
+    assert p.returncode == EXIT["usage"], p.stderr
+    m = REFUSAL.search(p.stderr)
+    assert m, p.stderr
+    assert seconds < REFUSAL_SECONDS, f"the refusal took {seconds:.1f} s"
+    print(f"refused {plan} ({'mpirun -n 2' if ranks else 'one process'}) in {seconds:.2f} s")
+    assert not (workdir / "results").exists()   # refused before any file or directory was created
+    n, depth, symmetry, depth_ok = int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(5))
+    assert n == plan[1] and depth_ok < depth
+    if "--depth" in plan:   # ~1e17 units: over the per-plan limit, which sharding does not help
+        assert "over the limit of 1,073,741,824 (2^30) per plan" in p.stderr and "--shard" not in p.stderr
+    else:                   # the default plan: ~3e8-9e8 units, more than the master's 16 GiB
+        assert "over its limit of 16 GiB" in p.stderr
+        shards = int(re.search(r"--shard i/(\d+) \(", p.stderr).group(1))
+        io_error_after_the_plan_check(["run", "--n", n, "--symmetry", symmetry, "--depth", depth,
+                                       "--shard", f"0/{shards}"], workdir, ranks)
+    io_error_after_the_plan_check(["run", "--n", n, "--symmetry", symmetry, "--depth", depth_ok], workdir, ranks)
+
+
+def test_a_plan_its_estimate_lets_through_is_refused_by_its_exact_count(workdir):
+    # N = 31, depth 4, full: ~5.9e8 units, estimated within 5 % of what 3 shards may hold
+    # (580,727,970 each), so they are counted: the count stops past the limit, before any file.
+    out = workdir / "results" / "out.h5"
+    p = run(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", "0/3", "--out", out], timeout=120)
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert "counting the work units of the plan" in p.stderr
+    assert re.search(r"has more than [\d,]+ work units; the master would keep more than [\d.]+ GB", p.stderr), p.stderr
+    assert not (workdir / "results").exists()
+    shards = int(re.search(r"--shard i/(\d+) \(", p.stderr).group(1))
+    assert shards > 3
+    io_error_after_the_plan_check(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", f"0/{shards}"],
+                                  workdir, None)
+
+
+def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
+    p = run(["count", 26, "--depth", 22], timeout=60)
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert REFUSAL.search(p.stderr) and "--shard" not in p.stderr, p.stderr
+    assert p.stdout == ""
+
+
+def term_when(proc, ready, pid=None):
+    """Waits for ready() (which raises if the moment does not come), then stops the process
+    (`pid`, default the one started), queues SIGTERM and continues it. Returns the seconds from
+    the signal to the exit and the whole stderr."""
+    lines = StderrLines(proc)
+    try:
+        ready(lines)
+        os.kill(pid or proc.pid, signal.SIGSTOP)
+        os.kill(pid or proc.pid, signal.SIGTERM)
+        t0 = time.monotonic()
+        os.kill(pid or proc.pid, signal.SIGCONT)
+        proc.wait(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    return time.monotonic() - t0, lines.close()
+
+
+@pytest.mark.parametrize("ranks", [None, 2])
+def test_sigterm_while_the_plan_is_counted_ends_the_run_at_once_with_exit_75(workdir, ranks):
+    out = workdir / "out.h5"
+    # 807,998,022 units (N = 17, 11 rows, no symmetry): within the limits with 8 shards (~9 GB
+    # of master memory each), and counting them exactly takes ~6 s here.
+    proc = start(["run", "--n", 17, "--depth", 11, "--symmetry", "none", "--shard", "0/8", "--out", out],
+                 ranks=ranks)
+    try:
+        pid = pid_of_rank(proc, 0) if ranks else proc.pid
+    except BaseException:
+        kill_group(proc)
+        raise
+    seconds, err = term_when(proc, lambda lines: lines.wait_for("counting the work units of the plan"), pid)
+    assert proc.returncode == EXIT["interrupted"], err
+    assert "stopped by signal 15 while counting the work units" in err and "rerun the same command" in err
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM while counting the plan ({'mpirun -n 2' if ranks else 'one process'}): exit {seconds:.3f} s later")
+    assert not out.exists() and not journal_of(out).exists()   # the plan is counted before any file
+
+
+def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_file(workdir):
+    out = workdir / "b.h5"
+    args = ["run", "--n", 24, "--depth", 1, "--symmetry", "full", "--threads", 1, "--out", out]
+    # 1. The journal of this job (its header is written whole, by a rename): the first run is
+    #    killed as soon as it exists, long before its first unit (~minutes) is done.
+    proc = start(args)
+    try:
+        deadline = time.monotonic() + 60
+        while not journal_of(out).exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.01)
+    finally:
+        kill_group(proc)
+    key = Journal(journal_of(out)).key()
+    units = key["units_total"]
+    # 2. Every unit journaled, with a synthetic count: multiplicity 8 x 2^58 each, a total past 2^64.
+    journal_of(out).write_bytes(journal_header(key) + b"".join(journal_record(i, 8, 2 ** 58) for i in range(units)))
+    before = journal_of(out).read_bytes()
+    # 3. The rerun has nothing left to compute and starts the Burnside search (~40 s at N = 24).
+    proc = start(args)
+    seconds, err = term_when(proc, lambda lines: lines.wait_for("Burnside check"))
+    assert proc.returncode == EXIT["interrupted"], err
+    assert f"resuming from {journal_of(out)}: {units} of {units} units already done" in err
+    assert f"stopped by signal 15: {units} of {units} units done; partial result in {out}" in err, err
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM during the Burnside search: exit {seconds:.3f} s later")
+    a = attrs(out)
+    assert a["status"] == "partial" and a["units_done"] == units and a["unique"] == 0
+    assert a["matches_known"] == "unknown" and a["rot180_fixed"] == 0
+    assert int(a["total_decimal"]) == units * 8 * 2 ** 58 > TWO64 and a["total"] == TWO64 - 1
+    assert journal_of(out).read_bytes() == before   # the finished work is intact
+
+
+def bump(units_path):
+    """The unit row of multiplicity 8 whose count gets 2^61 more: 2^64 more in the total, a
+    multiple of 8, so Burnside's identity still holds (unique grows by 2^61)."""
+    u = units_table(units_path)
+    return int(np.nonzero(u["multiplicity"] == 8)[0][0])
+
+
+def test_a_run_whose_total_passes_2_to_64_sums_stores_and_reports_it_exactly(workdir):
+    args = ["run", "--n", 16, "--depth", 1, "--symmetry", "full"]
+    ref = workdir / "ref.h5"
+    run(args + ["--out", ref], check=0)
+    a, u = attrs(ref), units_table(ref)
+    row = bump(ref)
+    # The same job's journal with every unit done, one of them 2^61 completions larger.
+    out = workdir / "wide.h5"
+    key = {"n": 16, "depth": 1, "shard_index": 0, "shard_count": 1, "units_total": int(a["units_total"]),
+           "mode": "count", "boards_stored": "none", "symmetry": "full", "program_version": a["program_version"]}
+    records = [journal_record(int(uid), int(m), int(s) + (2 ** 61 if i == row else 0), int(nodes))
+               for i, (uid, m, s, nodes) in enumerate(zip(u["id"], u["multiplicity"], u["solutions"], u["nodes"]))]
+    journal_of(out).write_bytes(journal_header(key) + b"".join(records))
+    p = run(args + ["--out", out])
+    total, unique = KNOWN[16]["total"] + TWO64, KNOWN[16]["unique"] + 2 ** 61
+    assert p.returncode == EXIT["verify"], p.stderr   # exact, but not the published count
+    assert f"total    {total}\n" in p.stdout and f"unique   {unique} " in p.stdout, p.stdout
+    assert f"verification failed: total {total}, unique {unique} differ from the published" in p.stderr
+    b = attrs(out)
+    assert b["status"] == "complete" and b["matches_known"] == "no"
+    assert (b["total"], b["total_hi"], b["total_lo"], b["total_decimal"]) == (TWO64 - 1, 1, KNOWN[16]["total"], str(total))
+    assert (b["unique"], b["unique_hi"], b["unique_lo"], b["unique_decimal"]) == (unique, 0, unique, str(unique))
+    info = run(["info", out], check=0)
+    assert re.search(rf"^total +{total}$", info.stdout, re.M) and re.search(rf"^unique +{unique}$", info.stdout, re.M)
+
+
+def test_merge_sums_shards_past_2_to_64_exactly(workdir):
+    args = ["run", "--n", 16, "--depth", 1, "--symmetry", "full"]
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(args + ["--shard", f"{i}/2", "--out", s], check=0)
+    row = bump(shards[0])
+    with h5py.File(shards[0], "r+") as f:   # a shard whose subtotal grows by 2^64, consistently
+        sol = f["units/solutions"][...]
+        sol[row] += np.uint64(2 ** 61)
+        f["units/solutions"][...] = sol
+        subtotal = sum(int(m) * int(s) for m, s in zip(f["units/multiplicity"][...], sol))
+        set_counts(f, total=subtotal)
+    assert run(["info", shards[0]], check=0).stdout.count(str(subtotal)) == 1
+    merged = workdir / "m.h5"
+    p = run(["merge", merged, *shards])
+    total, unique = KNOWN[16]["total"] + TWO64, KNOWN[16]["unique"] + 2 ** 61
+    assert p.returncode == EXIT["verify"], p.stderr
+    assert f"total {total}, unique {unique}, matches published: no" in p.stdout, p.stdout
+    b = attrs(merged)
+    assert b["total_decimal"] == str(total) and (b["total_hi"], b["total_lo"]) == (1, KNOWN[16]["total"])
+    assert b["unique"] == unique and b["status"] == "complete"
+
+
+def test_sigterm_while_the_result_file_is_written_abandons_the_write_and_keeps_the_journal(workdir):
+    out = workdir / "w.h5"
+    args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "full", "--threads", 2, "--out", out]
+    proc = start(args)
+
+    def writing(lines):   # the complete file's temporary file exists: 2,279,184 boards take
+        deadline = time.monotonic() + 300   # ~0.7 s to write here, the signal comes ~2 ms in
+        while not list(workdir.glob("w.h5.tmp-*")):
+            assert proc.poll() is None and time.monotonic() < deadline, lines.text()
+            time.sleep(0.002)
+
+    seconds, err = term_when(proc, writing)
+    assert proc.returncode == EXIT["interrupted"], err
+    assert f"while writing {out}: {out} was left as it was" in err, err
+    assert seconds < ANSWER_SECONDS, f"exit {seconds:.2f} s after the signal"
+    print(f"SIGTERM while the result file is written: exit {seconds:.3f} s later")
+    assert not out.exists() and not list(workdir.glob("w.h5.tmp-*"))   # no file, not a broken one
+    j = Journal(journal_of(out))
+    journaled = {j.unit(i)[0] for i in range(len(j.records))}
+    p = run(args, check=0)   # the rerun only writes the file
+    assert "resuming from" in p.stderr
+    a = attrs(out)
+    assert a["status"] == "complete" and a["total"] == KNOWN[15]["total"] and a["units_total"] == len(journaled)
