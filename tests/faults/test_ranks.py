@@ -114,7 +114,7 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
     assert proc.returncode == EXIT["ok"], stderr
     assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end"
     assert "rank 2 has not answered for over 3 s" in stderr, stderr
-    assert "rank(s) 2 did not answer the stop within 5 s" in stderr and "the result file is complete" in stderr
+    assert "rank(s) 2 did not answer the stop" in stderr and "the result file is complete" in stderr
     assert "note     1 worker rank(s) stopped answering" in stdout
     assert_no_rank_left(pids)
     assert_same_result(out, reference)
@@ -170,7 +170,7 @@ def test_a_stopped_worker_does_not_stop_the_job(workdir, rng):
         raise
     injected("SIGSTOP of a worker rank")
     assert proc.returncode == EXIT["ok"], stderr
-    assert f"rank(s) {victim} did not answer the stop within 5 s" in stderr, stderr
+    assert f"rank(s) {victim} did not answer the stop" in stderr, stderr
     assert_no_rank_left(pids)
     print(f"SIGSTOP test: file complete {appeared:.1f} s after the stop, job over "
           f"{time.monotonic() - stopped:.1f} s after it")
