@@ -260,8 +260,11 @@ TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
   std::uint64_t bytes = 0, units = 0;
   int batches = 0;
   for (int i = 0; auto b = sched.next_batch(1); ++i, ++batches) {
-    if (i == 0) EXPECT_EQ(b->units.size(), 1u);   // nothing known yet
-    else if (bytes) EXPECT_LE(b->units.size(), std::max<std::uint64_t>(1, cap * units / bytes)) << i;
+    if (i == 0) {
+      EXPECT_EQ(b->units.size(), 1u);   // nothing known yet
+    } else if (bytes) {
+      EXPECT_LE(b->units.size(), std::max<std::uint64_t>(1, cap * units / bytes)) << i;
+    }
     const auto rb = with_boards(*b);
     for (const auto& r : rb.results) bytes += r.boards.size();
     units += rb.results.size();
