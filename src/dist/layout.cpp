@@ -21,6 +21,10 @@ NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus) {
   out.pool = static_cast<int>(pool.count());
   for (const std::size_t w : workers) workers_may_use |= ranks[w].mask;
   const CpuSet leftover = pool & ~workers_may_use;   // rule 2: the master's own CPUs
+  // The master may run on the whole pool: it sleeps while the workers compute, and at the end,
+  // when they are idle, it compresses the result file on every CPU of its node.
+  for (std::size_t i = 0; i < size; ++i)
+    if (ranks[i].master) out.masks[i] = pool;
   std::size_t next = 0;
   for (int c = 0; c < kMaxCpus; ++c)
     if (leftover[c]) out.masks[workers[next++ % workers.size()]].set(c);

@@ -27,7 +27,7 @@ class ResultError : public std::runtime_error {
 
 // Boards mode: a batch is sized so that its result (every board of its units) stays under this
 // many bytes, by the bytes per unit seen so far; memory per rank stays bounded at any N.
-inline constexpr std::uint64_t kMaxBatchResultBytes = 8u << 20;
+inline constexpr std::uint64_t kMaxBatchResultBytes = 4u << 20;
 
 // Default share of units that are audited (computed a second time and compared).
 inline constexpr double kDefaultAuditFraction = 1.0 / 64;

@@ -23,6 +23,7 @@ TEST(Layout, MpirunTwoRanksBoundToACoreEachGivesTheWorkerBothCores) {
   EXPECT_EQ(l.threads[1], 2);
   EXPECT_EQ(l.masks[1], cpus({0, 1}));
   EXPECT_EQ(l.threads[0], 0);   // the master does not compute
+  EXPECT_EQ(l.masks[0], cpus({0, 1}));   // but writes the result file on both cores
   EXPECT_FALSE(l.warning);
 }
 
