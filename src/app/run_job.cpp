@@ -415,8 +415,7 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
 }  // namespace
 
 int run_job(JobConfig config, const dist::MpiSession& mpi) {
-  const std::string hosts = mpi.gather_hosts();   // collective: every rank takes part
-  const auto warnings = mpi.gather_warnings();
+  const auto warnings = mpi.gather_warnings();   // collective: every rank takes part
   if (mpi.rank() != 0) {
     install_worker_signals();
     dist::run_worker(mpi);
@@ -428,7 +427,7 @@ int run_job(JobConfig config, const dist::MpiSession& mpi) {
   proto::JobSpec job;
   try {
     finalize_config(config);
-    session.emplace(std::move(config), mpi, hosts);
+    session.emplace(std::move(config), mpi, mpi.host_list());
     job = session->prepare();
   } catch (...) {
     dist::cancel_job(mpi);   // the workers learn there is no job and exit cleanly

@@ -68,7 +68,7 @@ class Sender {
   void send(int dest, int tag, std::string bytes) {
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
       throw std::length_error("dist: a message of " + std::to_string(bytes.size()) + " bytes exceeds MPI's int count");
-    auto& p = pending_.emplace_back(Pending{std::move(bytes), MPI_REQUEST_NULL, dest});
+    auto& p = pending_.emplace_back(Pending{std::move(bytes), MPI_REQUEST_NULL});
     check_mpi(MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, tag,
                         MPI_COMM_WORLD, &p.request),
               "MPI_Isend");
@@ -81,16 +81,11 @@ class Sender {
     });
   }
   bool empty() const { return pending_.empty(); }
-  // Sends to `dest` not yet completed (a rank that stopped receiving keeps them pending).
-  bool pending_to(int dest) const {
-    return std::ranges::any_of(pending_, [&](const Pending& p) { return p.dest == dest; });
-  }
 
  private:
   struct Pending {
     std::string bytes;
     MPI_Request request;
-    int dest;
   };
   std::list<Pending> pending_;
 };
@@ -133,16 +128,21 @@ std::size_t max_message_bytes() {
   return cap;
 }
 
-// Fixed-size strings gathered to rank 0 (host names, warnings), in rank order.
-std::vector<std::string> gather_strings(const std::string& mine, int rank, int size, std::size_t width) {
+// Every rank's string, cut to `width` - 1 bytes, in rank order: on rank 0 only, or on every rank
+// with to_all (collective: call on every rank).
+std::vector<std::string> gather_strings(const std::string& mine, int rank, int size, std::size_t width,
+                                        bool to_all) {
   std::vector<char> buf(width, '\0');
   std::memcpy(buf.data(), mine.data(), std::min(mine.size(), width - 1));
-  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(size) * width : 0);
-  check_mpi(MPI_Gather(buf.data(), static_cast<int>(width), MPI_CHAR, all.data(), static_cast<int>(width),
-                       MPI_CHAR, 0, MPI_COMM_WORLD),
-            "MPI_Gather");
+  const bool here = to_all || rank == 0;
+  std::vector<char> all(here ? static_cast<std::size_t>(size) * width : 0);
+  const int w = static_cast<int>(width);
+  if (to_all)
+    check_mpi(MPI_Allgather(buf.data(), w, MPI_CHAR, all.data(), w, MPI_CHAR, MPI_COMM_WORLD), "MPI_Allgather");
+  else
+    check_mpi(MPI_Gather(buf.data(), w, MPI_CHAR, all.data(), w, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Gather");
   std::vector<std::string> out;
-  for (int r = 0; rank == 0 && r < size; ++r) out.emplace_back(all.data() + static_cast<std::size_t>(r) * width);
+  for (int r = 0; here && r < size; ++r) out.emplace_back(all.data() + static_cast<std::size_t>(r) * width);
   return out;
 }
 
@@ -190,14 +190,7 @@ MpiSession::MpiSession() {
   int len = 0;
   check_mpi(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
   host_.assign(name, static_cast<std::size_t>(len));
-  {
-    std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0'), all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
-    std::copy(host_.begin(), host_.end(), mine.begin());
-    check_mpi(MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
-                            MPI_CHAR, MPI_COMM_WORLD),
-              "MPI_Allgather");
-    for (int r = 0; r < size_; ++r) rank_hosts_.emplace_back(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
-  }
+  rank_hosts_ = gather_strings(host_, rank_, size_, MPI_MAX_PROCESSOR_NAME + 1, true);
 
   // The ranks sharing this node plan their CPUs together (dist/layout.h).
   MPI_Comm node;
@@ -236,7 +229,7 @@ void MpiSession::abort(int code) const {
   std::_Exit(code);   // MPI_Abort does not return; this is for the compiler
 }
 
-std::string MpiSession::gather_hosts() const {
+std::string MpiSession::host_list() const {
   const std::set<std::string> hosts(rank_hosts_.begin(), rank_hosts_.end());
   std::string out;
   for (const auto& h : hosts) out += (out.empty() ? "" : ",") + h;
@@ -245,7 +238,7 @@ std::string MpiSession::gather_hosts() const {
 
 std::vector<std::string> MpiSession::gather_warnings() const {
   std::vector<std::string> out;
-  for (auto& w : gather_strings(warning_, rank_, size_, 1024))
+  for (auto& w : gather_strings(warning_, rank_, size_, 1024, false))
     if (!w.empty()) out.push_back(std::move(w));
   return out;
 }

@@ -45,7 +45,7 @@ class MpiSession {
   // cleanly (a rank that does not answer, an exception on one rank).
   [[noreturn]] void abort(int code) const;
   // Comma-separated distinct host names of all ranks (known on every rank since the start).
-  std::string gather_hosts() const;
+  std::string host_list() const;
   // The largest of `value` over all ranks (collective), e.g. the worst test result.
   int max_over_ranks(int value) const;
 

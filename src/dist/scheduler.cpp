@@ -110,11 +110,13 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   if (!batches_in_flight(worker)) last_heard_[worker] = std::max(last_heard_[worker], now);
   in_flight_.emplace(batch.batch_id, InFlight{worker, batch.units, now});
   units_out_[worker] += batch.units.size();
+  ++batches_out_[worker];
   return batch;
 }
 
 void Scheduler::land(std::map<std::uint64_t, InFlight>::iterator it) {
   units_out_[it->second.worker] -= it->second.units.size();
+  --batches_out_[it->second.worker];
   in_flight_.erase(it);
 }
 
@@ -269,7 +271,8 @@ void Scheduler::heard_from(int worker, double now) {
 }
 
 std::size_t Scheduler::batches_in_flight(int worker) const {
-  return static_cast<std::size_t>(std::ranges::count(in_flight_, worker, [](const auto& kv) { return kv.second.worker; }));
+  const auto it = batches_out_.find(worker);
+  return it == batches_out_.end() ? 0 : it->second;
 }
 
 std::vector<int> Scheduler::stalled(double now, double min_seconds, double factor) const {

@@ -134,6 +134,7 @@ class Scheduler {
   std::deque<core::WorkUnit> retry_;
   std::map<std::uint64_t, InFlight> in_flight_;
   std::unordered_map<int, std::uint64_t> units_out_;   // units in flight per worker
+  std::unordered_map<int, std::size_t> batches_out_;   // batches in flight per worker (the feed's hot path)
   double unit_seconds_ = 0;                             // summed over checked results
   std::uint64_t result_bytes_ = 0;                      // boards + class sizes, summed likewise
   std::uint64_t units_timed_ = 0;

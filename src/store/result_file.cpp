@@ -221,8 +221,6 @@ struct Column {
 
   int rank() const { return width ? 2 : 1; }
 
-  hsize_t chunk_rows = 0, chunk_width = 0;
-
   // chunk_width 0: whole rows per chunk; else chunks of (chunk_rows, chunk_width).
   template <class T>
   static Column create(hid_t parent, const std::string& path, const char* name, hsize_t width,
@@ -230,12 +228,10 @@ struct Column {
     Column c;
     c.name = path + "/" + name;
     c.width = width;
-    c.chunk_rows = chunk_rows;
-    c.chunk_width = chunk_width ? chunk_width : width;
     const std::string what = "create " + c.name;
     const hsize_t dims[2] = {0, width};
     const hsize_t maxdims[2] = {H5S_UNLIMITED, width};
-    const hsize_t chunk[2] = {chunk_rows, c.chunk_width};
+    const hsize_t chunk[2] = {chunk_rows, chunk_width ? chunk_width : width};
     auto sp = h5::space(H5Screate_simple(c.rank(), dims, maxdims), s, what);
     auto dcpl = h5::plist(H5Pcreate(H5P_DATASET_CREATE), s, what);
     h5::check(H5Pset_chunk(dcpl.get(), c.rank(), chunk), s, what);
