@@ -65,7 +65,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();
-      const dist::MpiSession mpi;
+      const cluster::MpiSession mpi;
       try {
         return run_job(std::move(c), mpi);
       } catch (...) {

@@ -72,9 +72,9 @@ store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
 constexpr int kAnnounceBurnsideN = 20;
 
 // Everything rank 0 holds during a run.
-class MasterSession : public dist::MasterHooks {
+class MasterSession : public cluster::MasterHooks {
  public:
-  MasterSession(JobConfig c, const dist::MpiSession& mpi, std::string hosts)
+  MasterSession(JobConfig c, const cluster::MpiSession& mpi, std::string hosts)
       : c_(std::move(c)), mpi_(mpi), hosts_(std::move(hosts)) {}
 
   // Checks the output, opens (or resumes) the journal. Throws Failure.
@@ -86,9 +86,9 @@ class MasterSession : public dist::MasterHooks {
   void on_rejected(int worker, const std::string& why) override;
   void on_audit_mismatch(const std::string& what) override;
   void on_worker_lost(int worker, const std::string& why) override;
-  void on_progress(const dist::MasterProgress& p) override;
+  void on_progress(const cluster::MasterProgress& p) override;
   bool stop_requested() override { return stop_signal_received() || write_failure_; }
-  void on_finished(const dist::JobOutcome& outcome) override;
+  void on_finished(const cluster::JobOutcome& outcome) override;
 
  private:
   void fail_write(const store::WriteError& e) {
@@ -99,10 +99,10 @@ class MasterSession : public dist::MasterHooks {
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
   core::Symmetry prepare_plan();
   proto::JobSpec prepare_files(core::Symmetry symmetry);
-  int finish(const dist::JobOutcome& outcome, double seconds);
+  int finish(const cluster::JobOutcome& outcome, double seconds);
 
   JobConfig c_;
-  const dist::MpiSession& mpi_;
+  const cluster::MpiSession& mpi_;
   std::string hosts_;
   std::optional<core::UnitPlan> plan_;
   std::uint64_t units_total_ = 0, units_in_shard_ = 0;
@@ -252,12 +252,12 @@ void MasterSession::on_worker_lost(int worker, const std::string& why) {
   std::cerr << "nqueens: warning: " << why << " (rank " << worker << " gets work again if it answers)\n";
 }
 
-void MasterSession::on_finished(const dist::JobOutcome& outcome) {
+void MasterSession::on_finished(const cluster::JobOutcome& outcome) {
   progress_.reset();
   code_ = finish(outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start_).count());
 }
 
-void MasterSession::on_progress(const dist::MasterProgress& p) {
+void MasterSession::on_progress(const cluster::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
   const std::uint64_t before = units_in_shard_ - p.units_to_do;
   progress_->report(before + p.units_done, units_in_shard_, p.solutions, p.seconds);
@@ -266,7 +266,7 @@ void MasterSession::on_progress(const dist::MasterProgress& p) {
 int MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   const std::uint64_t to_do = units_in_shard_ - records_.size();
-  const auto outcome = dist::run_master(
+  const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
       c_.progress_interval, c_.audit);
   if (!outcome.unresponsive.empty()) {
@@ -280,7 +280,7 @@ int MasterSession::run(const proto::JobSpec& job) {
   return code_;
 }
 
-int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
+int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   try {
     journal_->sync();
   } catch (const store::WriteError& e) {
@@ -414,11 +414,11 @@ int MasterSession::finish(const dist::JobOutcome& outcome, double seconds) {
 
 }  // namespace
 
-int run_job(JobConfig config, const dist::MpiSession& mpi) {
+int run_job(JobConfig config, const cluster::MpiSession& mpi) {
   const auto warnings = mpi.gather_warnings();   // collective: every rank takes part
   if (mpi.rank() != 0) {
     install_worker_signals();
-    dist::run_worker(mpi);
+    cluster::run_worker(mpi);
     return kOk;
   }
   for (const auto& w : warnings) std::cerr << "nqueens: warning: " << w << "\n";
@@ -430,7 +430,7 @@ int run_job(JobConfig config, const dist::MpiSession& mpi) {
     session.emplace(std::move(config), mpi, mpi.host_list());
     job = session->prepare();
   } catch (...) {
-    dist::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
+    cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
     return report_current_exception();
   }
   return session->run(job);

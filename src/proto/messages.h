@@ -1,6 +1,6 @@
 // Messages between the master and the workers, and their wire format (Boost.Serialization
 // binary archives; every message starts with kProtocolVersion and decode() refuses others).
-// Used by src/dist; no MPI here. Encoding/decoding is thread-safe (no shared state).
+// Used by src/cluster; no MPI here. Encoding/decoding is thread-safe (no shared state).
 #pragma once
 #include <cstdint>
 #include <stdexcept>

@@ -180,5 +180,5 @@ def splitmix64(x):
 
 
 def in_audit_sample(unit_id, fraction=1 / 64):
-    """The documented audit sample (src/dist/scheduler.h): splitmix64(id) < fraction * 2^64."""
+    """The documented audit sample (src/cluster/scheduler.h): splitmix64(id) < fraction * 2^64."""
     return fraction >= 1 or splitmix64(unit_id) < int(fraction * 2**64)

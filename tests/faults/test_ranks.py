@@ -1,7 +1,7 @@
 """One rank fails or stops answering: the job ends by itself within seconds, with its finished work
 kept, or finishes without that rank; it never hangs until the scheduler's limit
-(src/dist/runtime.h). Each fault is injected into the real binary under mpirun with 3 ranks
-(master + 2 workers): NQUEENS_INJECT_FAULT=throw|hang|undecodable (src/dist/fault_injection.h),
+(src/cluster/runtime.h). Each fault is injected into the real binary under mpirun with 3 ranks
+(master + 2 workers): NQUEENS_INJECT_FAULT=throw|hang|undecodable (src/cluster/fault_injection.h),
 kill -9 and SIGSTOP of a worker rank. Every result is compared with an uninterrupted run."""
 import os
 import re

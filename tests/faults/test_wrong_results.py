@@ -1,4 +1,4 @@
-"""Workers that return wrong results (NQUEENS_INJECT_FAULT, src/dist/fault_injection.h):
+"""Workers that return wrong results (NQUEENS_INJECT_FAULT, src/cluster/fault_injection.h):
 a garbled count (bad checksum) or a duplicated result is rejected by the master's batch checks
 and recomputed; a lying worker (wrong count, valid checksum) is caught by the audit (a
 deterministic 1/64 of the units, or --audit FRACTION, computed again by a different worker and

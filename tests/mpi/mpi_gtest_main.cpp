@@ -4,13 +4,13 @@
 #include "mpi_support.h"
 
 namespace nq::test {
-const dist::MpiSession* g_mpi = nullptr;
-const dist::MpiSession& mpi() { return *g_mpi; }
+const cluster::MpiSession* g_mpi = nullptr;
+const cluster::MpiSession& mpi() { return *g_mpi; }
 }  // namespace nq::test
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  const nq::dist::MpiSession session;
+  const nq::cluster::MpiSession session;
   nq::test::g_mpi = &session;
   if (session.rank() != 0) {   // one rank prints; the others stay quiet
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();

@@ -1,7 +1,7 @@
 // Shared by the MPI tests: the process's MPI session (set up by mpi_gtest_main.cpp).
 #pragma once
-#include "dist/runtime.h"
+#include "cluster/runtime.h"
 
 namespace nq::test {
-const dist::MpiSession& mpi();
+const cluster::MpiSession& mpi();
 }  // namespace nq::test

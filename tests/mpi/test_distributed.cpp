@@ -13,7 +13,7 @@ using namespace nq;
 
 namespace {
 
-struct Collect : dist::MasterHooks {
+struct Collect : cluster::MasterHooks {
   std::map<std::uint64_t, proto::UnitResult> results;
   std::map<std::uint64_t, core::WorkUnit> units;
   int duplicates = 0;
@@ -24,9 +24,9 @@ struct Collect : dist::MasterHooks {
     }
   }
   void on_rejected(int, const std::string& why) override { ADD_FAILURE() << why; }
-  void on_progress(const dist::MasterProgress&) override {}
+  void on_progress(const cluster::MasterProgress&) override {}
   bool stop_requested() override { return false; }
-  void on_finished(const dist::JobOutcome&) override {}
+  void on_finished(const cluster::JobOutcome&) override {}
 };
 
 proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set = core::BoardSet::all) {
@@ -40,16 +40,16 @@ proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set
 }
 
 // Runs one job on all ranks; rank 0 gets the collected results.
-Collect run(const proto::JobSpec& job, const dist::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
+Collect run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
   Collect c;
   const auto& mpi = test::mpi();
   if (mpi.rank() == 0) {
     const core::UnitPlan plan(job.n, job.depth, job.symmetry);
     std::uint64_t to_do = 0;
     for (const auto& u : plan.units()) to_do += !skip(u.id);
-    dist::run_master(mpi, job, skip, to_do, c, 3600);
+    cluster::run_master(mpi, job, skip, to_do, c, 3600);
   } else {
-    dist::run_worker(mpi);
+    cluster::run_worker(mpi);
   }
   return c;
 }

@@ -55,6 +55,7 @@ def repo(tmp_path):
     (r / "CMakeLists.txt").write_text(f"""cmake_minimum_required(VERSION 3.25)
 project(stamp_probe CXX)
 add_library(nq_options INTERFACE)   # nq_buildinfo links the project's flags target; none needed here
+include("{SRC}/cmake/Layers.cmake")   # nq_layer: the include root of src/buildinfo
 add_subdirectory("{SRC}/src/buildinfo" buildinfo)
 add_executable(probe probe.cpp)
 target_link_libraries(probe PRIVATE nq_buildinfo)

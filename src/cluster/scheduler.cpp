@@ -1,10 +1,10 @@
-#include "dist/scheduler.h"
+#include "cluster/scheduler.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
-namespace nq::dist {
+namespace nq::cluster {
 namespace {
 
 std::uint64_t splitmix64(std::uint64_t x) {
@@ -293,4 +293,4 @@ std::vector<int> Scheduler::stalled(double now, double min_seconds, double facto
   return out;
 }
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

@@ -1,4 +1,4 @@
-#include "dist/runtime.h"
+#include "cluster/runtime.h"
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
@@ -14,12 +14,12 @@
 #include <stdexcept>
 #include <thread>
 #include "core/parallel.h"
-#include "dist/compute_pool.h"
-#include "dist/fault_injection.h"
-#include "dist/layout.h"
+#include "cluster/compute_pool.h"
+#include "cluster/fault_injection.h"
+#include "cluster/layout.h"
 #include "proto/frames.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 namespace {
 
 // kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line.
@@ -58,7 +58,7 @@ void check_mpi(int rc, const char* what) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, msg, &len);
-    throw std::runtime_error(std::string("dist: ") + what + ": " + std::string(msg, len));
+    throw std::runtime_error(std::string("cluster: ") + what + ": " + std::string(msg, len));
   }
 }
 
@@ -67,7 +67,7 @@ class Sender {
  public:
   void send(int dest, int tag, std::string bytes) {
     if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-      throw std::length_error("dist: a message of " + std::to_string(bytes.size()) + " bytes exceeds MPI's int count");
+      throw std::length_error("cluster: a message of " + std::to_string(bytes.size()) + " bytes exceeds MPI's int count");
     auto& p = pending_.emplace_back(Pending{std::move(bytes), MPI_REQUEST_NULL});
     check_mpi(MPI_Isend(p.bytes.data(), static_cast<int>(p.bytes.size()), MPI_BYTE, dest, tag,
                         MPI_COMM_WORLD, &p.request),
@@ -183,7 +183,7 @@ int node_cpus() {
 MpiSession::MpiSession() {
   int provided = 0;
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-  if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("dist: MPI lacks MPI_THREAD_FUNNELED");
+  if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("cluster: MPI lacks MPI_THREAD_FUNNELED");
   check_mpi(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
   char name[MPI_MAX_PROCESSOR_NAME] = {};
@@ -192,7 +192,7 @@ MpiSession::MpiSession() {
   host_.assign(name, static_cast<std::size_t>(len));
   rank_hosts_ = gather_strings(host_, rank_, size_, MPI_MAX_PROCESSOR_NAME + 1, true);
 
-  // The ranks sharing this node plan their CPUs together (dist/layout.h).
+  // The ranks sharing this node plan their CPUs together (cluster/layout.h).
   MPI_Comm node;
   check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
             "MPI_Comm_split_type");
@@ -518,4 +518,4 @@ void run_worker(const MpiSession& mpi) {
   check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
 }
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-namespace nq::dist {
+namespace nq::cluster {
 
 inline constexpr int kMaxCpus = 1024;   // CPU_SETSIZE on Linux
 using CpuSet = std::bitset<kMaxCpus>;
@@ -42,4 +42,4 @@ struct NodeLayout {
 // the batch system allocated to the job there (SLURM_CPUS_ON_NODE) when known.
 NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus);
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

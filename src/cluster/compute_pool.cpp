@@ -1,9 +1,9 @@
-#include "dist/compute_pool.h"
+#include "cluster/compute_pool.h"
 #include <chrono>
 #include "core/boards.h"
-#include "dist/fault_injection.h"
+#include "cluster/fault_injection.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -129,4 +129,4 @@ void ComputePool::work(int thread) {
   }
 }
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

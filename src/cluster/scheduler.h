@@ -1,7 +1,7 @@
 // The master's bookkeeping, without MPI: which units go to which worker in which batch, what is
 // in flight, the checks on every returned batch (each unit counted exactly once), and the audit
 // (a deterministic sample of units computed twice, by two different workers, and compared).
-// Called only from the master's loop (src/dist/runtime.cpp); not thread-safe.
+// Called only from the master's loop (src/cluster/runtime.cpp); not thread-safe.
 #pragma once
 #include <deque>
 #include <functional>
@@ -16,7 +16,7 @@
 #include "core/units.h"
 #include "proto/messages.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 
 // A returned batch that cannot be accepted (unknown batch, wrong worker, missing, duplicated
 // or foreign unit ids, a bad checksum, boards that do not match the count).
@@ -158,4 +158,4 @@ class Scheduler {
   std::unordered_set<std::uint64_t> abandoned_;   // batches of lost workers, handed out again
 };
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

@@ -17,7 +17,7 @@
 #include "core/units.h"
 #include "proto/messages.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 
 class ComputePool {
  public:
@@ -63,4 +63,4 @@ class ComputePool {
 
 double unix_now();
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

@@ -1,4 +1,4 @@
-#include "dist/fault_injection.h"
+#include "cluster/fault_injection.h"
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-namespace nq::dist {
+namespace nq::cluster {
 namespace {
 struct Fault {
   std::string kind;
@@ -89,4 +89,4 @@ void inject_work_fault(const proto::WorkBatch& batch, int rank) {
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
 }
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

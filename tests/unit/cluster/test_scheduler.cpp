@@ -6,10 +6,10 @@
 #include <map>
 #include <set>
 #include "core/boards.h"
-#include "dist/scheduler.h"
+#include "cluster/scheduler.h"
 
 using namespace nq;
-using dist::Scheduler;
+using cluster::Scheduler;
 
 namespace {
 proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& batch) {
@@ -84,26 +84,26 @@ TEST(Scheduler, RejectsDuplicatesMissingForeignGarbledAndStrayResultsAndRequeues
 
   auto dup = good;
   dup.results.back() = dup.results.front();
-  EXPECT_THROW(give(sched, 1, dup), dist::ResultError);   // requeued
-  EXPECT_THROW(give(sched, 1, good), dist::ResultError);  // no longer in flight: stray
+  EXPECT_THROW(give(sched, 1, dup), cluster::ResultError);   // requeued
+  EXPECT_THROW(give(sched, 1, good), cluster::ResultError);  // no longer in flight: stray
 
   auto again = *sched.next_batch(1);   // the same units come back
   EXPECT_EQ(again.units.front().id, b.units.front().id);
   auto garbled = answer(plan, again);
   garbled.results[0].solutions += 1;   // checksum no longer matches
-  EXPECT_THROW(give(sched, 1, garbled), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, garbled), cluster::ResultError);
 
   auto third = *sched.next_batch(1);
   auto missing = answer(plan, third);
   missing.results.pop_back();
-  EXPECT_THROW(give(sched, 2, answer(plan, third)), dist::ResultError);   // wrong worker
+  EXPECT_THROW(give(sched, 2, answer(plan, third)), cluster::ResultError);   // wrong worker
   EXPECT_EQ(sched.rejected_batches(), 4u);
-  EXPECT_THROW(give(sched, 1, missing), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, missing), cluster::ResultError);
   auto fourth = *sched.next_batch(1);
   auto foreign = answer(plan, fourth);
   foreign.results[0].id = 9999;
   foreign.results[0].check = proto::result_check(foreign.results[0]);
-  EXPECT_THROW(give(sched, 1, foreign), dist::ResultError);
+  EXPECT_THROW(give(sched, 1, foreign), cluster::ResultError);
 }
 
 TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
@@ -125,14 +125,14 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
       auto bad = r;
       bad.boards[0] = bad.boards[1];   // two queens in one column
       bad.check = proto::result_check(bad);
-      EXPECT_THROW(give(sched, 1, {b->batch_id, {bad}}), dist::ResultError);
+      EXPECT_THROW(give(sched, 1, {b->batch_id, {bad}}), cluster::ResultError);
       continue;   // requeued; answered properly next time round
     }
     if (!r.boards.empty()) {
       auto short_by_one = r;   // boards do not add up to multiplicity * solutions
       short_by_one.boards.resize(r.boards.size() - 6);
       short_by_one.check = proto::result_check(short_by_one);
-      EXPECT_THROW(give(sched, 1, {b->batch_id, {short_by_one}}), dist::ResultError);
+      EXPECT_THROW(give(sched, 1, {b->batch_id, {short_by_one}}), cluster::ResultError);
       b = sched.next_batch(1);
       ASSERT_TRUE(b);
     }
@@ -330,13 +330,13 @@ const auto kHonest = [](int, std::uint64_t) -> core::Count { return 0; };
 TEST(Audit, SampleIsDeterministicNestedAndOfTheRequestedSize) {
   std::uint64_t in64 = 0;
   for (std::uint64_t id = 0; id < 64000; ++id) {
-    const bool a = dist::in_audit_sample(id, 1.0 / 64);
-    EXPECT_EQ(a, dist::in_audit_sample(id, 1.0 / 64));
+    const bool a = cluster::in_audit_sample(id, 1.0 / 64);
+    EXPECT_EQ(a, cluster::in_audit_sample(id, 1.0 / 64));
     if (a) {
-      EXPECT_TRUE(dist::in_audit_sample(id, 1.0 / 8)) << id;   // a larger fraction contains it
+      EXPECT_TRUE(cluster::in_audit_sample(id, 1.0 / 8)) << id;   // a larger fraction contains it
     }
-    EXPECT_FALSE(dist::in_audit_sample(id, 0));
-    EXPECT_TRUE(dist::in_audit_sample(id, 1));
+    EXPECT_FALSE(cluster::in_audit_sample(id, 0));
+    EXPECT_TRUE(cluster::in_audit_sample(id, 1));
     in64 += a;
   }
   EXPECT_GT(in64, 800u);    // 1000 expected
@@ -369,7 +369,7 @@ TEST(Audit, OnlyTheSampleIsComputedTwice) {
   EXPECT_EQ(weighted_total(plan, accepted), 14200u);
   std::uint64_t sampled = 0;
   for (const auto& [id, by] : computed_by) {
-    const bool in = dist::in_audit_sample(id, 1.0 / 16);
+    const bool in = cluster::in_audit_sample(id, 1.0 / 16);
     sampled += in;
     EXPECT_EQ(by.size(), in ? 2u : 1u) << id;
   }
@@ -434,7 +434,7 @@ TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
   EXPECT_EQ(copy.units.front().id, first.units.front().id);
   auto garbled = answer(plan, copy);
   garbled.results[0].solutions ^= 1;   // bad checksum: the batch is rejected and requeued
-  EXPECT_THROW(sched.accept(2, garbled), dist::ResultError);
+  EXPECT_THROW(sched.accept(2, garbled), cluster::ResultError);
   EXPECT_FALSE(sched.next_batch(1, true));   // still an audit copy: not for worker 1
   auto again = *sched.next_batch(3, true);
   EXPECT_EQ(again.units.front().id, first.units.front().id);
@@ -446,7 +446,7 @@ TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
 
 TEST(Audit, WhenTheOtherWorkerIsLostTheRemainingOneAuditsItsOwnUnits) {
   const core::UnitPlan plan(9, 2);
-  dist::AuditPolicy policy{1.0, 2, 3};
+  cluster::AuditPolicy policy{1.0, 2, 3};
   Scheduler sched(plan, proto::JobSpec{9, 2}, kNoSkip, plan.size(), 2, 4, policy);
   sched.next_batch(1);     // worker 1 takes a batch and is never heard of again
   sched.worker_lost(1);

@@ -1,8 +1,8 @@
-// How a node's ranks share its CPUs (dist/layout.h): the bindings Open MPI and Slurm make.
+// How a node's ranks share its CPUs (cluster/layout.h): the bindings Open MPI and Slurm make.
 #include <gtest/gtest.h>
-#include "dist/layout.h"
+#include "cluster/layout.h"
 
-using namespace nq::dist;
+using namespace nq::cluster;
 
 namespace {
 CpuSet cpus(std::initializer_list<int> list) {

@@ -21,7 +21,7 @@
 #include <vector>
 #include "proto/messages.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 
 void inject_batch_fault(proto::ResultBatch& batch);
 // `encoded` is encode(batch), before framing.
@@ -33,4 +33,4 @@ void inject_master_fault(const std::vector<core::WorkUnit>& units);
 // A work batch arrived at `rank`: never returns for `hang`.
 void inject_work_fault(const proto::WorkBatch& batch, int rank);
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

@@ -20,9 +20,9 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include "dist/scheduler.h"
+#include "cluster/scheduler.h"
 
-namespace nq::dist {
+namespace nq::cluster {
 
 // MPI_Init_thread (funneled) / MPI_Finalize; one per process.
 class MpiSession {
@@ -34,7 +34,7 @@ class MpiSession {
   int rank() const { return rank_; }
   int size() const { return size_; }
   // Worker threads this rank should use when not told: its share of the CPUs the node's ranks
-  // are bound to (dist/layout.h; the rank's affinity is widened to the CPUs only the master
+  // are bound to (cluster/layout.h; the rank's affinity is widened to the CPUs only the master
   // had). A warning when those are fewer than the node's CPUs.
   int default_threads() const { return default_threads_; }
   const std::string& host() const { return host_; }
@@ -132,4 +132,4 @@ void cancel_job(const MpiSession& mpi);
 // Ranks > 0: receives the job and computes until told to stop. Returns normally.
 void run_worker(const MpiSession& mpi);
 
-}  // namespace nq::dist
+}  // namespace nq::cluster

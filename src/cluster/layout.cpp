@@ -1,8 +1,8 @@
-#include "dist/layout.h"
+#include "cluster/layout.h"
 #include <algorithm>
 #include <cmath>
 
-namespace nq::dist {
+namespace nq::cluster {
 
 NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus) {
   NodeLayout out;
@@ -48,4 +48,4 @@ NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus) {
   return out;
 }
 
-}  // namespace nq::dist
+}  // namespace nq::cluster
