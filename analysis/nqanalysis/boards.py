@@ -1,7 +1,7 @@
 """Board mathematics, vectorised with numpy, independent of the C++ code.
 
 A board of size N is N column indices: entry r is the column of the queen in row r
-(the project's README.md: "Board convention").  All functions take a 2-D array (M, N) of boards
+(the project's docs/contract.md: "Board convention").  All functions take a 2-D array (M, N) of boards
 (or (M, K) partial boards: the first K rows of an N board) and work row-wise.
 """
 

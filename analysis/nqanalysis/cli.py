@@ -21,7 +21,7 @@ class Parser(argparse.ArgumentParser):
 def build_parser():
     p = Parser(prog="nqanalyze",
                description="Inspect, verify, plot and export nqueens HDF5 result files "
-                           "(schema: README.md, \"Result file (HDF5)\").",
+                           "(schema: docs/file-format.md).",
                epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"nqanalyze {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)

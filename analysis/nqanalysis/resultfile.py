@@ -1,5 +1,5 @@
 """Reading nqueens result files (HDF5, format `nqueens-result` version 2, and version 1; the
-schema is the "Result file (HDF5)" section of the project's README.md)."""
+schema is the project's docs/file-format.md)."""
 
 import os
 

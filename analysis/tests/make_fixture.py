@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write schema-conforming nqueens result files (README.md, "Result file (HDF5)") from a
+"""Write schema-conforming nqueens result files (docs/file-format.md) from a
 pure-Python solver.
 
 Development aid for the analysis tests while the C++ binary is not available, and a source of

@@ -1,4 +1,4 @@
-// Process exit codes of `nqueens` (documented in README.md and docs/contract.md).
+// Process exit codes of `nqueens` (documented in docs/usage.md).
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -35,7 +35,7 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
 
 int merge_shards(const std::string& out, const std::vector<std::string>& shards, bool force) {
   std::error_code dir_ec;
-  if (std::filesystem::is_directory(out, dir_ec))   // exit 4 like `run --out DIR` (README.md, exit codes)
+  if (std::filesystem::is_directory(out, dir_ec))   // exit 4 like `run --out DIR` (docs/usage.md, exit codes)
     throw Failure(kIoError, "merge: output " + out + " is a directory; give a file path");
   std::vector<std::unique_ptr<store::ResultReader>> readers;
   for (const auto& s : shards) {
