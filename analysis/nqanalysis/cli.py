@@ -46,7 +46,8 @@ def build_parser():
                    help="recount every unit's solutions with the Python solver "
                         "(auto: only for N <= 10)")
     v.add_argument("--known", metavar="TSV",
-                   help="published table (default: ../data/known-counts.tsv next to nqanalyze)")
+                   help="published table (default: the copy of data/known-counts.tsv in the "
+                        "nqanalysis package)")
     v.add_argument("--chunk", type=int, default=1 << 17, metavar="ROWS",
                    help="boards read per chunk (default %(default)s)")
 

@@ -9,13 +9,13 @@ _CACHE = {}
 
 
 def default_table_path():
-    """../data/known-counts.tsv relative to the analysis/ directory (the nqanalyze script);
+    """known-counts.tsv inside this package: in a checkout a symlink to the repository's
+    data/known-counts.tsv, in an install (cmake --install, pip) a copy of it.
     NQANALYSIS_KNOWN_COUNTS overrides it."""
     env = os.environ.get("NQANALYSIS_KNOWN_COUNTS")
     if env:
         return env
-    here = os.path.dirname(os.path.abspath(__file__))          # analysis/nqanalysis
-    return os.path.normpath(os.path.join(here, "..", "..", "data", "known-counts.tsv"))
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "known-counts.tsv")
 
 
 def load_known(path=None):

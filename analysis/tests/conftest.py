@@ -9,20 +9,17 @@ import io
 import os
 import shutil
 import subprocess
-import sys
 
 import h5py
 import numpy as np
 import pytest
 
+from nqanalysis.cli import main as cli_main   # found through pytest's pythonpath (analysis/pyproject.toml)
+import make_fixture
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ANALYSIS = os.path.dirname(HERE)
 REPO = os.path.dirname(ANALYSIS)
-sys.path.insert(0, ANALYSIS)
-sys.path.insert(0, HERE)
-
-from nqanalysis.cli import main as cli_main  # noqa: E402
-import make_fixture  # noqa: E402
 
 DEFAULT_BIN = os.path.join(REPO, "build", "release", "src", "app", "nqueens")
 NQANALYZE = os.path.join(ANALYSIS, "nqanalyze")

@@ -6,22 +6,20 @@ Development aid for the analysis tests while the C++ binary is not available, an
 unusual files (shards, partial runs, symmetry none) the tests use in addition to the real
 binary's output.  Usage:
 
-    make_fixture.py OUT.h5 --n 8 --mode boards --boards class [--depth 2] [--ranks 2 --threads 2]
+    PYTHONPATH=analysis analysis/tests/make_fixture.py OUT.h5 --n 8 --mode boards --boards class \
+        [--depth 2] [--ranks 2 --threads 2]
+
+(pytest finds nqanalysis through the pythonpath in analysis/pyproject.toml.)
 """
 
 import argparse
-import os
-import sys
 
 import numpy as np
 import h5py
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-from nqanalysis import boards as B           # noqa: E402
-from nqanalysis.known import lookup          # noqa: E402
-from nqanalysis.resultfile import FORMAT_VERSION, count_attrs   # noqa: E402
+from nqanalysis import boards as B
+from nqanalysis.known import lookup
+from nqanalysis.resultfile import FORMAT_VERSION, count_attrs
 
 
 def enumerate_units(n, depth, symmetry="mirror"):
