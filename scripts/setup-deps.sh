@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package nqueens needs (build, MPI, HDF5, tests, Slurm, analysis, and the
-# multihost tier's emulated hosts: ip from iproute2, nsenter/unshare from util-linux).
+# Installs every Debian package nqueens needs (build, MPI, HDF5, tests, Slurm, analysis, the
+# multihost tier's emulated hosts: ip from iproute2, nsenter/unshare from util-linux, and the
+# install test's `module` command and offline `pip install`: environment-modules, python3-pip,
+# python3-setuptools, python3-wheel).
 # Idempotent and quick when everything is present: apt runs only for missing packages.
 # Called by `scripts/run-demo`, `scripts/run-tests` and `.ci/run`; needs root (or sudo).
 set -euo pipefail
@@ -15,6 +17,7 @@ PACKAGES=(
   slurmctld slurmd slurm-client munge
   iproute2 util-linux hostname
   python3-h5py python3-numpy python3-matplotlib python3-pytest
+  environment-modules python3-pip python3-setuptools python3-wheel
 )
 
 missing=()
