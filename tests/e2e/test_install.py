@@ -4,7 +4,8 @@ folder outside the tree, with a PATH of the system's folders only and no NQUEENS
 PYTHONPATH: a job under mpirun, `nqanalyze verify` on its file, and `slurm/submit --dry-run` of an
 installed job file. Also `pip install` of analysis/ (its pyproject.toml and entry point).
 
-NQ_BUILD_DIR is the build tree to install (CTest sets it). The session's transcript is printed
+NQ_BUILD_DIR is the build tree to install and NQ_CMAKE the cmake that installs it (CTest sets both;
+the install also rewrites the build tree's install_manifest.txt). The session's transcript is printed
 (ctest -V, or pytest -s)."""
 import glob
 import os
@@ -19,6 +20,7 @@ import pytest
 from conftest import KNOWN, MPI_ENV, ROOT
 
 BUILD = Path(os.environ.get("NQ_BUILD_DIR", ROOT / "build" / "release"))
+CMAKE = os.environ.get("NQ_CMAKE", "cmake")
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # `module`'s shell init: Environment Modules (Debian's environment-modules), then Lmod.
 MODULE_INITS = ["/usr/share/modules/init/bash", "/usr/share/lmod/lmod/init/bash"]
@@ -80,7 +82,7 @@ def sections(text):
 @pytest.fixture(scope="module")
 def prefix(tmp_path_factory):
     p = tmp_path_factory.mktemp("prefix")
-    res = subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(p)],
+    res = subprocess.run([CMAKE, "--install", str(BUILD), "--prefix", str(p)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, f"cmake --install failed:\n{res.stdout}\n{res.stderr}"
     return p
