@@ -81,7 +81,7 @@ Options parse(int argc, char** argv) {
     if (a == "--n") o.sizes = parse_list(value(), "N");
     else if (a == "--threads") o.threads = parse_list(value(), "thread count");
     else if (a == "--reps") o.reps = parse_list(value(), "repetition count").at(0);
-    else if (a == "--symmetry") o.symmetry = core::symmetry_from_string(value());
+    else if (a == "--symmetry") o.symmetry = core::from_string<core::Symmetry>(value());
     else if (a == "--depth") o.depth = parse_list(value(), "depth").at(0);
     else if (a == "--ref-nodes") o.ref_nodes = true;
     else if (a == "--plans") o.plans = true;

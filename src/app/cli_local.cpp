@@ -98,7 +98,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
       CountReport r{o->n, totals.total, core::unique_from_burnside(o->n, totals.total, fixed),
                     fixed, seconds, totals.nodes, threads, units, depth};
       print_count_report(std::cout, r);
-      return known_match(r) == KnownMatch::mismatch ? int(kVerifyFailed) : int(kOk);
+      return known_match(r) == core::KnownMatch::mismatch ? int(kVerifyFailed) : int(kOk);
     };
   });
 }

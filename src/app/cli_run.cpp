@@ -27,16 +27,16 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("JOB", o->job_file, "job file (TOML, see jobs/); flags override its values");
   cmd->add_option("--n", o->n, "board size, 1..32")->check(board_size());
   cmd->add_option("--mode", o->mode, "count (totals) or boards (store every solution)")
-      ->check(CLI::IsMember({"count", "boards"}));
+      ->check(CLI::IsMember(core::names_of<core::Mode>()));
   cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5");
   cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
       ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: the node's cores)")
       ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
-      ->check(CLI::IsMember({"all", "class"}));
+      ->check(CLI::IsMember(core::names_of<core::BoardSet>()));
   cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: none, mirror or full")
-      ->check(CLI::IsMember({"none", "mirror", "full"}));
+      ->check(CLI::IsMember(core::names_of<core::Symmetry>()));
   cmd->add_option("--shard", o->shard, "run only shard i of n (units with id % n == i), e.g. 0/4");
   cmd->add_option("--progress-interval", o->progress, "seconds between progress lines")
       ->check(CLI::PositiveNumber);
@@ -50,14 +50,15 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
-      if (o->n) c.n = *o->n;
-      if (o->mode) c.mode = *o->mode;
+      core::JobParams& p = c.params;
+      if (o->n) p.n = *o->n;
+      if (o->mode) p.mode = core::from_string<core::Mode>(*o->mode);   // names checked by CLI11 above
       if (o->out) c.out = *o->out;
-      if (o->depth) c.depth = *o->depth;
+      if (o->depth) p.depth = *o->depth;
       if (o->threads) c.threads = *o->threads;
-      if (o->boards) c.boards = *o->boards;
-      if (o->symmetry) c.symmetry = *o->symmetry;
-      if (o->shard) std::tie(c.shard_index, c.shard_count) = parse_shard(*o->shard);
+      if (o->boards) p.boards = core::from_string<core::BoardSet>(*o->boards);
+      if (o->symmetry) p.symmetry = core::from_string<core::Symmetry>(*o->symmetry);
+      if (o->shard) p.shard = parse_shard(*o->shard, "--shard");
       if (o->progress) c.progress_interval = *o->progress;
       if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
       if (o->audit) c.audit = *o->audit;
@@ -91,17 +92,18 @@ void add_info_command(CLI::App& cli, Runner& run) {
       }
       const auto row = [](const char* k, const auto& v) { std::cout << std::left << std::setw(16) << k << v << "\n"; };
       row("file", *file);
-      row("status", i.status);
-      row("N", i.n);
-      row("mode", i.mode + (i.mode == "boards" ? " (" + i.boards_stored + ")" : ""));
+      const core::JobParams& p = i.params;
+      row("status", core::to_string(i.status));
+      row("N", p.n);
+      row("mode", core::to_string(p.mode) + (p.boards_mode() ? " (" + core::boards_stored(p) + ")" : ""));
       row("total", core::to_decimal(i.total));
-      row("unique", i.status == "complete" && i.shard_count == 1 ? core::to_decimal(i.unique) : "-");
+      row("unique", i.status == store::Status::complete && p.shard.whole() ? core::to_decimal(i.unique) : "-");
       row("P, R", std::to_string(i.rot180_fixed) + ", " + std::to_string(i.rot90_fixed));
       row("published", i.known_total >= 0 ? std::to_string(i.known_total) + " / " + std::to_string(i.known_unique) : "none");
-      row("matches", i.matches_known);
+      row("matches", core::to_string(i.matches_known));
       row("units", std::to_string(i.units_done) + " of " + std::to_string(i.units_total) +
-                       (i.shard_count > 1 ? " (shard " + std::to_string(i.shard_index) + "/" + std::to_string(i.shard_count) + ")" : ""));
-      row("work units", "depth " + std::to_string(i.depth) + ", symmetry " + i.symmetry);
+                       (p.shard.whole() ? "" : " (shard " + core::to_string(p.shard) + ")"));
+      row("work units", "depth " + std::to_string(p.depth) + ", symmetry " + core::to_string(p.symmetry));
       row("layout", std::to_string(i.ranks) + " rank(s) x " + std::to_string(i.threads) + " thread(s) on " + i.hosts);
       row("time", i.start_time + " .. " + i.end_time + " (" + std::to_string(i.wall_seconds) + " s wall)");
       row("program", i.program_version + " (" + i.git_commit + ")");

@@ -29,15 +29,11 @@ int get_int(const toml::node& node, const std::string& where, const std::string&
   return static_cast<int>(v);
 }
 
-std::string get_choice(const toml::node& node, const std::string& where, const std::string& key,
-                       std::initializer_list<const char*> choices) {
+template <core::NamedEnum E>
+E get_choice(const toml::node& node, const std::string& where, const std::string& key) {
   const auto v = get<std::string>(node, where, key, "a string");
-  std::string list;
-  for (const char* c : choices) {
-    if (v == c) return v;
-    list += (list.empty() ? "" : ", ") + std::string(c);
-  }
-  bad(where, "key '" + key + "' = \"" + v + "\" is not one of " + list);
+  if (const auto e = core::find_name<E>(v)) return *e;
+  bad(where, "key '" + key + "' = \"" + v + "\" is not one of " + core::name_list<E>());
 }
 
 // A number of seconds in (0, hi]; the one rule for the *_interval keys and flags.
@@ -62,13 +58,12 @@ constexpr const char* kAuditRule = "must be a number from 0 to 1 (the share of u
 
 }  // namespace
 
-std::pair<int, int> parse_shard(const std::string& s) {
-  int i = -1, n = 0;
-  char slash = 0, extra = 0;
-  std::istringstream in(s);
-  if (!(in >> i >> slash >> n) || slash != '/' || (in >> extra) || n < 1 || i < 0 || i >= n)
-    throw Failure(kUsage, "--shard '" + s + "' must be i/n with 0 <= i < n (e.g. 0/4)");
-  return {i, n};
+core::Shard parse_shard(const std::string& s, const std::string& what) {
+  try {
+    return core::parse_shard(s);
+  } catch (const std::invalid_argument& e) {
+    throw Failure(kUsage, what + ": " + e.what());
+  }
 }
 
 JobConfig read_job_file(const std::string& path) {
@@ -84,25 +79,26 @@ JobConfig read_job_file(const std::string& path) {
     bad(where, msg.str());
   }
   JobConfig c;
+  core::JobParams& p = c.params;
   bool have_n = false;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
     if (key == "n") {
-      c.n = get_int(node, where, key, 1, core::kMaxN);
+      p.n = get_int(node, where, key, 1, core::kMaxN);
       have_n = true;
-    } else if (key == "mode") c.mode = get_choice(node, where, key, {"count", "boards"});
+    } else if (key == "mode") p.mode = get_choice<core::Mode>(node, where, key);
     else if (key == "out") c.out = get<std::string>(node, where, key, "a string (a file path)");
-    else if (key == "depth") c.depth = get_int(node, where, key, 0, core::kMaxN);
+    else if (key == "depth") p.depth = get_int(node, where, key, 0, core::kMaxN);
     else if (key == "threads") c.threads = get_int(node, where, key, 0, 4096);
-    else if (key == "boards") c.boards = get_choice(node, where, key, {"all", "class"});
-    else if (key == "symmetry") c.symmetry = get_choice(node, where, key, {"none", "mirror", "full"});
+    else if (key == "boards") p.boards = get_choice<core::BoardSet>(node, where, key);
+    else if (key == "symmetry") p.symmetry = get_choice<core::Symmetry>(node, where, key);
     else if (key == "progress_interval") c.progress_interval = get_interval(node, where, key, kMaxProgressInterval);
     else if (key == "checkpoint_interval") c.checkpoint_interval = get_interval(node, where, key, kMaxCheckpointInterval);
     else if (key == "audit") {
       const auto v = node.value<double>();
       if (!v || !valid_audit(*v)) bad(where, std::string("key 'audit' ") + kAuditRule);
       c.audit = *v;
-    } else if (key == "shard") std::tie(c.shard_index, c.shard_count) = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""));
+    } else if (key == "shard") p.shard = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""), where + ": key 'shard'");
     else if (key == "time_limit") c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
     else if (key == "description") get<std::string>(node, where, key, "a string");
     else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, checkpoint_interval, audit, shard, time_limit, description)");
@@ -112,23 +108,23 @@ JobConfig read_job_file(const std::string& path) {
 }
 
 void finalize_config(JobConfig& c) {
-  if (c.n < 1 || c.n > core::kMaxN)
+  core::JobParams& p = c.params;
+  if (p.n < 1 || p.n > core::kMaxN)
     throw Failure(kUsage, "N is missing or outside 1.." + std::to_string(core::kMaxN) +
                               " (give --n or a job file with n = ...)");
-  if (c.depth > c.n)
-    throw Failure(kUsage, "depth " + std::to_string(c.depth) + " exceeds N = " + std::to_string(c.n));
-  if (c.mode != "count" && c.mode != "boards")
-    throw Failure(kUsage, "mode '" + c.mode + "' is not count or boards");
-  if (c.mode == "boards" && c.n > 20)
-    throw Failure(kUsage, "boards mode stores every solution; N = " + std::to_string(c.n) +
+  if (p.depth > p.n)
+    throw Failure(kUsage, "depth " + std::to_string(p.depth) + " exceeds N = " + std::to_string(p.n));
+  if (p.boards_mode() && p.n > 20)
+    throw Failure(kUsage, "boards mode stores every solution; N = " + std::to_string(p.n) +
                               " would need petabytes (use count mode, or N <= 20)");
+  if (!p.boards_mode()) p.boards = core::BoardSet::all;
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
   if (!valid_audit(c.audit)) throw Failure(kUsage, std::string("--audit ") + kAuditRule);
   if (c.out.empty())
-    c.out = "results/nqueens-n" + std::to_string(c.n) + "-" + c.mode +
-            (c.shard_count > 1 ? "-shard" + std::to_string(c.shard_index) + "of" + std::to_string(c.shard_count) : "") + ".h5";
-  if (c.symmetry.empty()) c.symmetry = "full";
+    c.out = "results/nqueens-n" + std::to_string(p.n) + "-" + core::to_string(p.mode) +
+            (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +
+            ".h5";
 }
 
 }  // namespace nq::app

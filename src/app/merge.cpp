@@ -13,22 +13,19 @@ namespace {
 
 constexpr std::uint64_t kBoardPiece = 1 << 16;
 
-// The fields every shard of one job must share, with their names for the error message.
+// Every shard of one job has the same parameters but its shard index, the same plan size and
+// the same program version; the first difference is named in the error.
 void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::string& file_a,
                   const std::string& file_b) {
-  auto diff = [&](const char* field, const std::string& va, const std::string& vb) {
-    if (va != vb)
-      throw Failure(kRefused, "merge: " + file_b + " has " + field + " = " + vb + " but " + file_a +
-                                  " has " + va + "; shards of different jobs cannot be merged");
-  };
-  diff("n", std::to_string(a.n), std::to_string(b.n));
-  diff("mode", a.mode, b.mode);
-  diff("boards_stored", a.boards_stored, b.boards_stored);
-  diff("depth", std::to_string(a.depth), std::to_string(b.depth));
-  diff("symmetry", a.symmetry, b.symmetry);
-  diff("units_total", std::to_string(a.units_total), std::to_string(b.units_total));
-  diff("shard_count", std::to_string(a.shard_count), std::to_string(b.shard_count));
-  diff("program_version", a.program_version, b.program_version);
+  core::JobParams pa = a.params, pb = b.params;
+  pa.shard.index = pb.shard.index = 0;
+  auto diffs = core::differences(pa, pb);
+  if (a.units_total != b.units_total)
+    diffs.push_back({"units_total", std::to_string(a.units_total), std::to_string(b.units_total)});
+  if (a.program_version != b.program_version) diffs.push_back({"program_version", a.program_version, b.program_version});
+  if (!diffs.empty())
+    throw Failure(kRefused, "merge: " + file_b + " has " + diffs[0].name + " = " + diffs[0].b + " but " + file_a +
+                                " has " + diffs[0].a + "; shards of different jobs cannot be merged");
 }
 
 }  // namespace
@@ -53,21 +50,20 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& info = readers[i]->info();
     require_same(first, info, shards.front(), shards[i]);
-    if (info.status != "complete")
+    if (info.status != store::Status::complete)
       throw Failure(kRefused, "merge: " + shards[i] + " is partial (" + std::to_string(info.units_done) +
                                   " units); finish it first by rerunning its job");
-    if (!indices.insert(info.shard_index).second)
-      throw Failure(kRefused, "merge: shard " + std::to_string(info.shard_index) + "/" +
-                                  std::to_string(info.shard_count) + " is given twice (overlap)");
+    if (!indices.insert(info.params.shard.index).second)
+      throw Failure(kRefused, "merge: shard " + core::to_string(info.params.shard) + " is given twice (overlap)");
   }
   std::string missing;
-  for (int i = 0; i < first.shard_count; ++i)
+  for (int i = 0; i < first.params.shard.count; ++i)
     if (!indices.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
   if (!missing.empty())
-    throw Failure(kRefused, "merge: shards missing (gap): " + missing + " of " + std::to_string(first.shard_count));
+    throw Failure(kRefused, "merge: shards missing (gap): " + missing + " of " + std::to_string(first.params.shard.count));
 
   std::error_code ec;
-  if (std::filesystem::exists(out, ec) && read_result_info(out).status == "complete" && !force)
+  if (std::filesystem::exists(out, ec) && read_result_info(out).status == store::Status::complete && !force)
     throw Failure(kRefused, out + " already holds a complete result; pass --force to overwrite it");
 
   std::vector<store::UnitRecord> records;
@@ -78,7 +74,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& si = readers[i]->info();
     for (const auto& u : readers[i]->units()) {
-      if (u.id % si.shard_count != std::uint64_t(si.shard_index) || !ids.insert(u.id).second)
+      if (!si.params.shard.contains(u.id) || !ids.insert(u.id).second)
         throw Failure(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
                                      ", which is not part of its shard or appears twice");
       records.push_back(u);
@@ -99,9 +95,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
                                  std::to_string(first.units_total));
   info.hosts.clear();
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
-  info.shard_index = 0;
-  info.shard_count = 1;
-  info.status = "complete";
+  info.params.shard = core::Shard{};
+  info.status = store::Status::complete;
   bool integrity_ok = true;
   try {
     finalize_totals(info, records, true);
@@ -118,10 +113,10 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
         sink(boards, sizes, unit_ids);
       }
   });
-  std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.n << ", total "
+  std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.params.n << ", total "
             << core::to_decimal(info.total) << ", unique " << core::to_decimal(info.unique)
-            << ", matches published: " << info.matches_known << "\n";
-  return integrity_ok && info.matches_known != "no" ? int(kOk) : int(kVerifyFailed);
+            << ", matches published: " << core::to_string(info.matches_known) << "\n";
+  return integrity_ok && info.matches_known != core::KnownMatch::mismatch ? int(kOk) : int(kVerifyFailed);
 }
 
 }  // namespace nq::app

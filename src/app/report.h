@@ -3,6 +3,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include "core/known_counts.h"
 #include "core/symmetry.h"
 #include "core/total.h"
 #include "core/types.h"
@@ -21,10 +22,7 @@ struct CountReport {
   int depth = 0;
 };
 
-enum class KnownMatch { match, mismatch, unknown };
-KnownMatch known_match(int n, core::Total total, core::Total unique);
-inline KnownMatch known_match(const CountReport& r) { return known_match(r.n, r.total, r.unique); }
-std::string to_string(KnownMatch m);   // "yes" / "no" / "unknown"
+inline core::KnownMatch known_match(const CountReport& r) { return core::known_match(r.n, r.total, r.unique); }
 
 void print_count_report(std::ostream& out, const CountReport& r);
 

@@ -24,22 +24,22 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
     if (!core::add_product(total, r.multiplicity, r.solutions))
       throw core::IntegrityError("128-bit overflow while adding unit " + std::to_string(r.id));
   info.total = total;
-  const auto known = core::known_counts(info.n);
+  const auto known = core::known_counts(info.params.n);
   info.known_total = known ? static_cast<std::int64_t>(known->total) : -1;
   info.known_unique = known ? static_cast<std::int64_t>(known->unique) : -1;
   info.unique = 0;
-  info.matches_known = "unknown";
+  info.matches_known = core::KnownMatch::unknown;
   if (!whole_job) return;
-  const auto fixed = core::count_rotation_fixed(info.n, stop);
+  const auto fixed = core::count_rotation_fixed(info.params.n, stop);
   info.rot180_fixed = fixed.rot180;
   info.rot90_fixed = fixed.rot90;
   try {
-    info.unique = core::unique_from_burnside(info.n, total, fixed);
+    info.unique = core::unique_from_burnside(info.params.n, total, fixed);
   } catch (const core::IntegrityError&) {
-    info.matches_known = known ? "no" : "unknown";
+    info.matches_known = known ? core::KnownMatch::mismatch : core::KnownMatch::unknown;
     throw;
   }
-  info.matches_known = to_string(known_match(info.n, info.total, info.unique));
+  info.matches_known = core::known_match(info.params.n, info.total, info.unique);
 }
 
 BoardSource journal_board_source(const store::Journal& journal, int n, std::uint64_t units_total) {
@@ -71,13 +71,13 @@ void write_result_file(const std::string& path, const store::RunInfo& info,
     poll.tick();
     return a.id < b.id;
   });
-  store::ResultWriter writer(path, info.n, info.boards_stored);   // its destructor removes an unfinished file
+  store::ResultWriter writer(path, info.params);   // its destructor removes an unfinished file
   constexpr std::size_t kSlice = 1 << 14;   // units per call between polls (~10 ms of compression)
   for (std::size_t i = 0; i < records.size(); i += kSlice) {
     poll.check();
     writer.append_units(std::span(records).subspan(i, std::min(kSlice, records.size() - i)));
   }
-  if (info.boards_stored != "none")
+  if (info.params.boards_mode())
     boards([&](auto b, auto c, auto ids) {
       poll.check();
       writer.append_boards(b, c, ids);

@@ -53,20 +53,6 @@ void remove_stale_temp_files(const std::string& out) {
   }
 }
 
-store::JournalKey journal_key(const JobConfig& c, std::uint64_t units_total) {
-  store::JournalKey k;
-  k.n = c.n;
-  k.mode = c.mode;
-  k.boards_stored = boards_stored(c);
-  k.depth = c.depth;
-  k.symmetry = c.symmetry;
-  k.shard_index = c.shard_index;
-  k.shard_count = c.shard_count;
-  k.units_total = units_total;
-  k.program_version = kProgramVersion;
-  return k;
-}
-
 // From this N on the Burnside search takes a noticeable time (0.3 s at N = 20, minutes at 26):
 // finish() says on stderr that it runs.
 constexpr int kAnnounceBurnsideN = 20;
@@ -95,10 +81,10 @@ class MasterSession : public cluster::MasterHooks {
     write_failure_ = true;
     if (!write_failure_msg_) write_failure_msg_ = e.what();
   }
-  bool in_shard(std::uint64_t id) const { return id % c_.shard_count == std::uint64_t(c_.shard_index); }
+  bool in_shard(std::uint64_t id) const { return c_.params.shard.contains(id); }
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
-  core::Symmetry prepare_plan();
-  proto::JobSpec prepare_files(core::Symmetry symmetry);
+  void prepare_plan();
+  proto::JobSpec prepare_files();
   int finish(const cluster::JobOutcome& outcome, double seconds);
 
   JobConfig c_;
@@ -121,7 +107,8 @@ class MasterSession : public cluster::MasterHooks {
 
 proto::JobSpec MasterSession::prepare() {
   try {
-    return prepare_files(prepare_plan());
+    prepare_plan();
+    return prepare_files();
   } catch (const core::Interrupted& e) {
     throw Failure(kInterrupted, "stopped by signal " + std::to_string(stop_signal()) + " while " + e.phase() +
                                     ": " + c_.out + " was not changed (finished units, if any, are in " + c_.out +
@@ -130,34 +117,32 @@ proto::JobSpec MasterSession::prepare() {
   }
 }
 
-core::Symmetry MasterSession::prepare_plan() {
+void MasterSession::prepare_plan() {
   const fs::path out(c_.out);
   std::error_code ec;
   if (fs::is_directory(out, ec))
     throw Failure(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
   if (fs::exists(out, ec)) {
     const auto previous = read_result_info(c_.out);   // throws Failure(kRefused) if foreign
-    if (previous.status == "complete" && !c_.force)
+    if (previous.status == store::Status::complete && !c_.force)
       throw Failure(kRefused, c_.out + " already holds a complete result (N = " +
-                                  std::to_string(previous.n) + ", total " + core::to_decimal(previous.total) +
+                                  std::to_string(previous.params.n) + ", total " + core::to_decimal(previous.total) +
                                   "); pass --force to recompute it, or choose another --out");
-    if (previous.status == "partial" && !c_.force) {
+    if (previous.status == store::Status::partial && !c_.force) {
       previous_wall_ = previous.wall_seconds;
       start_time_ = previous.start_time;
     }
   }
   // The plan before any file is created or changed: one that cannot run is refused here.
   const auto stop = stop_on_signal();
-  const auto symmetry = core::symmetry_from_string(c_.symmetry);
-  if (!c_.depth) c_.depth = core::default_run_depth(c_.n, symmetry, stop);
-  plan_.emplace(c_.n, c_.depth, symmetry);
-  units_total_ = checked_plan_size(*plan_, run_cost(c_.shard_count), stop, [&](double units) {
+  core::JobParams& p = c_.params;
+  if (!p.depth) p.depth = core::default_run_depth(p.n, p.symmetry, stop);
+  plan_.emplace(p.n, p.depth, p.symmetry);
+  units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
     std::cerr << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units
-              << std::defaultfloat << ", depth " << c_.depth << ")\n";
+              << std::defaultfloat << ", depth " << p.depth << ")\n";
   });
-  // ids shard_index, shard_index + shard_count, ... below units_total_
-  const auto k = static_cast<std::uint64_t>(c_.shard_count), i = static_cast<std::uint64_t>(c_.shard_index);
-  units_in_shard_ = units_total_ > i ? (units_total_ - i + k - 1) / k : 0;
+  units_in_shard_ = p.shard.size(units_total_);
   // The table the limits allowed for, at once (pages are only used as it fills): no doubling
   // while it grows, and a machine that cannot hold it says so now, not hours into the run.
   try {
@@ -167,10 +152,9 @@ core::Symmetry MasterSession::prepare_plan() {
                               std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
                               std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
   }
-  return symmetry;
 }
 
-proto::JobSpec MasterSession::prepare_files(core::Symmetry symmetry) {
+proto::JobSpec MasterSession::prepare_files() {
   const fs::path out(c_.out);
   std::error_code ec;
   if (out.has_parent_path()) {
@@ -181,7 +165,7 @@ proto::JobSpec MasterSession::prepare_files(core::Symmetry symmetry) {
   if (c_.force) fs::remove(journal_path, ec);
 
   const auto stop = stop_on_signal();
-  journal_ = std::make_unique<store::Journal>(journal_path, journal_key(c_, units_total_), stop);
+  journal_ = std::make_unique<store::Journal>(journal_path, store::JournalKey{c_.params, units_total_, kProgramVersion}, stop);
   remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
   core::StopPoll poll(stop, "reading the journal");
@@ -201,14 +185,7 @@ proto::JobSpec MasterSession::prepare_files(core::Symmetry symmetry) {
     std::cerr << "nqueens: resuming from " << journal_path << ": " << records_.size() << " of "
               << units_in_shard_ << " units already done\n";
 
-  proto::JobSpec job;
-  job.n = c_.n;
-  job.depth = c_.depth;
-  job.symmetry = symmetry;
-  job.boards = c_.mode == "boards";
-  job.board_set = core::board_set_from_string(c_.boards);
-  job.threads_per_worker = c_.threads;
-  return job;
+  return proto::JobSpec{c_.params, c_.threads};
 }
 
 void MasterSession::on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) {
@@ -293,11 +270,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   store::RunInfo info;
   info.program_version = kProgramVersion;
   info.git_commit = kGitCommit;
-  info.n = c_.n;
-  info.mode = c_.mode;
-  info.boards_stored = boards_stored(c_);
-  info.depth = c_.depth;
-  info.symmetry = c_.symmetry;
+  info.params = c_.params;
   info.ranks = outcome.ranks;
   info.threads = outcome.threads_per_rank;
   info.hosts = hosts_;
@@ -305,14 +278,12 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   info.end_time = utc_now();
   info.wall_seconds = previous_wall_ + seconds;
   info.units_total = units_total_;
-  info.shard_index = c_.shard_index;
-  info.shard_count = c_.shard_count;
   bool integrity_ok = true;
   try {
-    const bool whole_job = complete && c_.shard_count == 1;
-    if (whole_job && c_.n >= kAnnounceBurnsideN)
+    const bool whole_job = complete && c_.params.shard.whole();
+    if (whole_job && c_.params.n >= kAnnounceBurnsideN)
       std::cerr << "nqueens: Burnside check: counting the boards fixed by the half and quarter turns (N = "
-                << c_.n << ")\n";
+                << c_.params.n << ")\n";
     try {
       finalize_totals(info, records_, whole_job, stop_on_signal());
     } catch (const core::Interrupted&) {
@@ -323,16 +294,16 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
     integrity_ok = false;
   }
-  info.status = complete ? "complete" : "partial";
+  info.status = complete ? store::Status::complete : store::Status::partial;
   core::Total nodes = 0;
   for (const auto& rec : records_) nodes += rec.nodes;
   int code = kOk;
   // After a journal write failure the boards cannot be streamed from it: no partial file then.
-  if (!(write_failure_ && info.boards_stored != "none")) {
+  if (!(write_failure_ && c_.params.boards_mode())) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
       // being written): OUT stays as it was, the journal has every finished unit.
-      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, c_.n, units_total_),
+      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, c_.params.n, units_total_),
                         stop_on_new_signal());
     } catch (const store::WriteError& e) {
       std::cerr << "nqueens: error: " << e.what() << "\n";
@@ -369,10 +340,10 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     return kInterrupted;
   }
   journal_->remove();
-  CountReport r{c_.n, info.total, info.unique, {info.rot180_fixed, info.rot90_fixed}, info.wall_seconds,
-                nodes, outcome.total_threads, units_total_, c_.depth};
-  if (c_.shard_count > 1) {
-    std::cout << "shard    " << c_.shard_index << "/" << c_.shard_count << " complete: " << done
+  CountReport r{c_.params.n, info.total, info.unique, {info.rot180_fixed, info.rot90_fixed}, info.wall_seconds,
+                nodes, outcome.total_threads, units_total_, c_.params.depth};
+  if (!c_.params.shard.whole()) {
+    std::cout << "shard    " << core::to_string(c_.params.shard) << " complete: " << done
               << " units, subtotal " << core::to_decimal(info.total) << "\n";
   } else {
     print_count_report(std::cout, r);
@@ -401,14 +372,14 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   if (!outcome.lost_workers.empty())
     std::cout << "note     " << outcome.lost_workers.size()
               << " worker rank(s) stopped answering; their batches were computed by the others\n";
-  if (integrity_ok && info.matches_known == "no")
+  if (integrity_ok && info.matches_known == core::KnownMatch::mismatch)
     std::cerr << "nqueens: verification failed: total " << core::to_decimal(info.total) << ", unique "
               << core::to_decimal(info.unique)
               << " differ from the published " << info.known_total << ", " << info.known_unique
               << "; " << c_.out << " says matches_known = no (exit " << kVerifyFailed << ")\n";
-  if (!integrity_ok) std::cerr << "nqueens: " << c_.out << " says matches_known = " << info.matches_known
+  if (!integrity_ok) std::cerr << "nqueens: " << c_.out << " says matches_known = " << core::to_string(info.matches_known)
                                << " (exit " << kVerifyFailed << ")\n";
-  if (!integrity_ok || info.matches_known == "no") return kVerifyFailed;
+  if (!integrity_ok || info.matches_known == core::KnownMatch::mismatch) return kVerifyFailed;
   return kOk;
 }
 

@@ -73,10 +73,10 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   inject_unit_fault(u.id, rank_);
   const auto t0 = std::chrono::steady_clock::now();
   core::SearchStats st;
-  if (job_.boards) {
-    st = core::visit_unit_boards(plan_, u, job_.board_set, [&](core::BoardView b, int size) {
+  if (job_.params.boards_mode()) {
+    st = core::visit_unit_boards(plan_, u, job_.params.boards, [&](core::BoardView b, int size) {
       r.boards.insert(r.boards.end(), b.begin(), b.end());
-      if (job_.board_set == core::BoardSet::classes) r.class_sizes.push_back(static_cast<std::uint8_t>(size));
+      if (job_.params.boards == core::BoardSet::classes) r.class_sizes.push_back(static_cast<std::uint8_t>(size));
     });
   } else {
     st = plan_.count(u);

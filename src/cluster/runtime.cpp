@@ -270,14 +270,14 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.total_threads = std::max(1, std::accumulate(threads.begin(), threads.end(), 0));
   out.threads_per_rank = *std::max_element(threads.begin(), threads.end());
 
-  const core::UnitPlan plan(job->n, job->depth, job->symmetry);
+  const core::UnitPlan plan(job->params.n, job->params.depth, job->params.symmetry);
   // With one worker rank, the audit copies need a second worker: a thread of the master.
   const bool master_audits = size == 2 && audit_fraction > 0;
   AuditPolicy audit;
   audit.fraction = audit_fraction;
   audit.workers = size == 1 ? 1 : size - 1 + (master_audits ? 1 : 0);
   Scheduler sched(plan, *job, std::move(skip), units_to_do, out.total_threads,
-                  job->boards ? kMaxBoardsBatch : kMaxCountBatch, audit);
+                  job->params.boards_mode() ? kMaxBoardsBatch : kMaxCountBatch, audit);
   for (int w = 0; w < size; ++w) sched.set_threads(w, std::max(1, threads[w]));
   std::optional<ComputePool> local;
   if (mine > 0) local.emplace(plan, *job, 0, mine);
@@ -470,7 +470,7 @@ void run_worker(const MpiSession& mpi) {
   int threads = job.threads_per_worker ? job.threads_per_worker : mpi.default_threads();
   check_mpi(MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
 
-  const core::UnitPlan plan(job.n, job.depth, job.symmetry);
+  const core::UnitPlan plan(job.params.n, job.params.depth, job.params.symmetry);
   ComputePool pool(plan, job, mpi.rank(), threads);
   Sender sender;
   IdlePause pause;

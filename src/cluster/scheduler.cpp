@@ -86,7 +86,7 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
       remaining / (4 * static_cast<std::uint64_t>(total_threads_)), 1, max_batch_);
   // Boards mode: a batch's result holds every board of its units. Keep it under
   // max_result_bytes by the bytes per unit seen so far (one unit until then).
-  if (job_.boards)
+  if (job_.params.boards_mode())
     size = std::min<std::uint64_t>(
         size, units_timed_ ? std::max<std::uint64_t>(1, max_result_bytes_ * units_timed_ /
                                                            std::max<std::uint64_t>(1, result_bytes_))
@@ -140,10 +140,10 @@ void Scheduler::check(const InFlight& batch, const proto::ResultBatch& results,
       throw ResultError(where + ": unit " + std::to_string(r.id) + " returned twice");
     if (r.check != proto::result_check(r))
       throw ResultError(where + ": unit " + std::to_string(r.id) + " fails its checksum");
-    if (job_.boards) {
-      const auto n = static_cast<std::size_t>(job_.n);
+    if (job_.params.boards_mode()) {
+      const auto n = static_cast<std::size_t>(job_.params.n);
       const std::size_t k = r.boards.size() / n;
-      const bool all = job_.board_set == core::BoardSet::all;
+      const bool all = job_.params.boards == core::BoardSet::all;
       if (r.boards.size() % n || (all && k != it->multiplicity * r.solutions) ||
           (!all && r.class_sizes.size() != k))
         throw ResultError(where + ": unit " + std::to_string(r.id) + " reports " +

@@ -3,14 +3,6 @@
 
 namespace nq::core {
 
-std::string to_string(BoardSet s) { return s == BoardSet::all ? "all" : "class"; }
-
-BoardSet board_set_from_string(const std::string& s) {
-  if (s == "all") return BoardSet::all;
-  if (s == "class") return BoardSet::classes;
-  throw std::invalid_argument("unknown board set '" + s + "' (expected all or class)");
-}
-
 bool is_canonical(BoardView b) {
   Column image[kMaxN];
   const BoardView view(image, b.size());

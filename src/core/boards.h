@@ -5,13 +5,18 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include "core/names.h"
 #include "core/units.h"
 
 namespace nq::core {
 
 enum class BoardSet : std::uint8_t { all = 0, classes = 1 };
-std::string to_string(BoardSet s);   // "all" / "class"
-BoardSet board_set_from_string(const std::string& s);   // throws std::invalid_argument
+template <>
+struct EnumNames<BoardSet> {
+  static constexpr std::string_view what = "board set";
+  static constexpr std::array table{std::pair{BoardSet::all, std::string_view("all")},
+                                    std::pair{BoardSet::classes, std::string_view("class")}};
+};
 
 // f(board, class_size): class_size is the size of the board's symmetry class (8, 4, 2; 1 for
 // N = 1), given in both modes.

@@ -2,6 +2,8 @@
 // Generated at build time from data/known-counts.tsv, the project's single copy of the table.
 #pragma once
 #include <optional>
+#include "core/names.h"
+#include "core/total.h"
 #include "core/types.h"
 
 namespace nq::core {
@@ -17,5 +19,16 @@ struct KnownCounts {
 // The published row for n, or nullopt where nothing is published (n > 27).
 std::optional<KnownCounts> known_counts(int n);
 int largest_known_n();
+
+// How a count compares with the published row ("matches_known" in result files).
+enum class KnownMatch : std::uint8_t { match, mismatch, unknown };
+template <>
+struct EnumNames<KnownMatch> {
+  static constexpr std::string_view what = "matches_known";
+  static constexpr std::array table{std::pair{KnownMatch::match, std::string_view("yes")},
+                                    std::pair{KnownMatch::mismatch, std::string_view("no")},
+                                    std::pair{KnownMatch::unknown, std::string_view("unknown")}};
+};
+KnownMatch known_match(int n, Total total, Total unique);
 
 }  // namespace nq::core

@@ -8,22 +8,6 @@
 
 namespace nq::core {
 
-std::string to_string(Symmetry s) {
-  switch (s) {
-    case Symmetry::none: return "none";
-    case Symmetry::mirror: return "mirror";
-    case Symmetry::full: return "full";
-  }
-  return "unknown";
-}
-
-Symmetry symmetry_from_string(const std::string& s) {
-  if (s == "none") return Symmetry::none;
-  if (s == "mirror") return Symmetry::mirror;
-  if (s == "full") return Symmetry::full;
-  throw std::invalid_argument("unknown symmetry '" + s + "' (expected none, mirror or full)");
-}
-
 std::span<const Column> WorkUnit::leading_rows(int n) const {
   std::size_t k = 0;
   while (k < static_cast<std::size_t>(n) && placement[k] != kEmptyRow) ++k;

@@ -12,6 +12,7 @@
 #include <vector>
 #include "core/board.h"
 #include "core/kernel.h"
+#include "core/names.h"
 #include "core/stop.h"
 #include "core/types.h"
 
@@ -40,8 +41,13 @@ namespace nq::core {
 //              plan always has units.
 //           The search walks about 0.37x the nodes of the mirror scheme.
 enum class Symmetry : std::uint8_t { none = 0, mirror = 1, full = 2 };
-std::string to_string(Symmetry s);   // "none" / "mirror" / "full"
-Symmetry symmetry_from_string(const std::string& s);   // throws std::invalid_argument
+template <>
+struct EnumNames<Symmetry> {
+  static constexpr std::string_view what = "symmetry";
+  static constexpr std::array table{std::pair{Symmetry::none, std::string_view("none")},
+                                    std::pair{Symmetry::mirror, std::string_view("mirror")},
+                                    std::pair{Symmetry::full, std::string_view("full")}};
+};
 
 // A work unit is a partial board: some rows hold a pre-placed queen, the others are left to
 // the search. none/mirror plans pre-place rows 0..depth-1; full plans also the border rows.

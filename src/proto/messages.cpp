@@ -14,8 +14,12 @@ void serialize(Ar& ar, nq::core::WorkUnit& u, unsigned) {
   ar & u.id & u.multiplicity & u.placement;
 }
 template <class Ar>
+void serialize(Ar& ar, nq::core::JobParams& p, unsigned) {
+  ar & p.n & p.mode & p.boards & p.depth & p.symmetry & p.shard.index & p.shard.count;
+}
+template <class Ar>
 void serialize(Ar& ar, nq::proto::JobSpec& m, unsigned) {
-  ar & m.n & m.depth & m.symmetry & m.boards & m.board_set & m.threads_per_worker;
+  ar & m.params & m.threads_per_worker;
 }
 template <class Ar>
 void serialize(Ar& ar, nq::proto::WorkBatch& m, unsigned) {

@@ -8,11 +8,12 @@
 #include <string_view>
 #include <vector>
 #include "core/boards.h"
+#include "core/job_params.h"
 #include "core/units.h"
 
 namespace nq::proto {
 
-inline constexpr std::uint32_t kProtocolVersion = 2;   // 2: framed results, word-wise FNV-1a
+inline constexpr std::uint32_t kProtocolVersion = 3;   // 3: JobSpec carries core::JobParams; 2: framed results, word-wise FNV-1a
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -21,11 +22,7 @@ class ProtocolError : public std::runtime_error {
 
 // What every worker needs to rebuild the plan; broadcast once at start.
 struct JobSpec {
-  int n = 0;
-  int depth = 0;
-  core::Symmetry symmetry = core::Symmetry::mirror;
-  bool boards = false;                         // boards mode: send every board back
-  core::BoardSet board_set = core::BoardSet::all;
+  core::JobParams params;   // boards mode: workers send every board (of params.boards) back
   int threads_per_worker = 1;
   bool operator==(const JobSpec&) const = default;
 };

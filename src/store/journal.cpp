@@ -86,14 +86,15 @@ struct Decoder {
 
 std::vector<std::uint8_t> encode_key(const JournalKey& k) {
   Encoder e;
-  e.put(static_cast<std::int32_t>(k.n));
-  e.put(static_cast<std::int32_t>(k.depth));
-  e.put(static_cast<std::int32_t>(k.shard_index));
-  e.put(static_cast<std::int32_t>(k.shard_count));
+  const core::JobParams& p = k.params;
+  e.put(static_cast<std::int32_t>(p.n));
+  e.put(static_cast<std::int32_t>(p.depth));
+  e.put(static_cast<std::int32_t>(p.shard.index));
+  e.put(static_cast<std::int32_t>(p.shard.count));
   e.put(k.units_total);
-  e.put_string(k.mode);
-  e.put_string(k.boards_stored);
-  e.put_string(k.symmetry);
+  e.put_string(core::to_string(p.mode));
+  e.put_string(core::boards_stored(p));
+  e.put_string(core::to_string(p.symmetry));
   e.put_string(k.program_version);
   return std::move(e.out);
 }
@@ -101,40 +102,41 @@ std::vector<std::uint8_t> encode_key(const JournalKey& k) {
 std::optional<JournalKey> decode_key(const std::uint8_t* p, std::size_t n) {
   Decoder d{p, n};
   JournalKey k;
-  k.n = d.get<std::int32_t>();
-  k.depth = d.get<std::int32_t>();
-  k.shard_index = d.get<std::int32_t>();
-  k.shard_count = d.get<std::int32_t>();
+  core::JobParams& params = k.params;
+  params.n = d.get<std::int32_t>();
+  params.depth = d.get<std::int32_t>();
+  params.shard.index = d.get<std::int32_t>();
+  params.shard.count = d.get<std::int32_t>();
   k.units_total = d.get<std::uint64_t>();
-  k.mode = d.get_string();
-  k.boards_stored = d.get_string();
-  k.symmetry = d.get_string();
+  const std::string mode = d.get_string(), boards_stored = d.get_string(), symmetry = d.get_string();
   k.program_version = d.get_string();
   if (!d.ok || d.left != 0) return std::nullopt;
+  const auto m = core::find_name<core::Mode>(mode);
+  const auto s = core::find_name<core::Symmetry>(symmetry);
+  if (!m || !s) return std::nullopt;
+  params.mode = *m;
+  params.symmetry = *s;
+  try {
+    core::set_boards_stored(params, boards_stored);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
   return k;
 }
 
 // "n is 14 in the journal, 15 now; depth is ..." for every field that differs.
 std::string key_differences(const JournalKey& file, const JournalKey& now) {
-  std::string out;
-  auto field = [&](const char* name, const auto& a, const auto& b) {
-    if (a == b) return;
-    auto str = [](const auto& v) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::string>) return "'" + v + "'";
-      else return std::to_string(v);
-    };
-    if (!out.empty()) out += "; ";
-    out += std::string(name) + " is " + str(a) + " in the journal, " + str(b) + " now";
+  auto diffs = core::differences(file.params, now.params);
+  if (file.units_total != now.units_total)
+    diffs.push_back({"units_total", std::to_string(file.units_total), std::to_string(now.units_total)});
+  if (file.program_version != now.program_version)
+    diffs.push_back({"program_version", file.program_version, now.program_version});
+  const auto text = [](const std::string& v) {   // names quoted, numbers not
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) ? v : "'" + v + "'";
   };
-  field("n", file.n, now.n);
-  field("mode", file.mode, now.mode);
-  field("boards_stored", file.boards_stored, now.boards_stored);
-  field("depth", file.depth, now.depth);
-  field("symmetry", file.symmetry, now.symmetry);
-  field("shard_index", file.shard_index, now.shard_index);
-  field("shard_count", file.shard_count, now.shard_count);
-  field("units_total", file.units_total, now.units_total);
-  field("program_version", file.program_version, now.program_version);
+  std::string out;
+  for (const auto& d : diffs)
+    out += (out.empty() ? "" : "; ") + d.name + " is " + text(d.a) + " in the journal, " + text(d.b) + " now";
   return out;
 }
 
@@ -225,8 +227,8 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
   payload.resize(static_cast<std::size_t>(len));
   Probe pr{decode_fixed(payload.data()), kFrame + len};
   const std::uint64_t k = pr.fixed.k, c = pr.fixed.c;
-  const bool boards = key.boards_stored != "none", classes = key.boards_stored == "class";
-  if (len != kFixedPayload + k * static_cast<std::uint64_t>(key.n) + c) return std::nullopt;
+  const bool boards = key.params.boards_mode(), classes = key.params.class_boards();
+  if (len != kFixedPayload + k * static_cast<std::uint64_t>(key.params.n) + c) return std::nullopt;
   if ((!boards && k != 0) || c != (classes ? k : 0)) return std::nullopt;
   return pr;
 }
@@ -237,12 +239,9 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
 
 Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop)
     : path_(path), key_(key) {
-  if (key.n < 1 || key.n > core::kMaxN)
-    throw std::invalid_argument("store::journal: board size " + std::to_string(key.n) + " is outside 1.." +
+  if (key.params.n < 1 || key.params.n > core::kMaxN)
+    throw std::invalid_argument("store::journal: board size " + std::to_string(key.params.n) + " is outside 1.." +
                                 std::to_string(core::kMaxN));
-  if (key.boards_stored != "none" && key.boards_stored != "all" && key.boards_stored != "class")
-    throw std::invalid_argument("store::journal: boards_stored must be none, all or class, not '" +
-                                key.boards_stored + "'");
   if (fs::is_directory(path_)) throw WriteError("store::journal: " + path_ + ": is a directory");
   if (!fs::exists(path_)) create_file(key);
   fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
@@ -398,17 +397,17 @@ void Journal::put(const std::uint8_t* data, std::size_t size) const {
 void Journal::append(const UnitRecord& u, std::span<const std::uint8_t> boards,
                      std::span<const std::uint8_t> class_sizes) {
   check_usable();
-  const auto n = static_cast<std::size_t>(key_.n);
+  const auto n = static_cast<std::size_t>(key_.params.n);
   const std::size_t k = boards.size() / n;
   auto bad = [&](const std::string& what) {
     throw std::invalid_argument("store::journal: unit " + std::to_string(u.id) + ": " + what);
   };
-  if (key_.boards_stored == "none" && (!boards.empty() || !class_sizes.empty()))
+  if (!key_.params.boards_mode() && (!boards.empty() || !class_sizes.empty()))
     bad("boards given but boards_stored is none");
   if (boards.size() % n != 0) bad(std::to_string(boards.size()) + " columns is not a whole number of boards");
-  if (class_sizes.size() != (key_.boards_stored == "class" ? k : 0))
+  if (class_sizes.size() != (key_.params.class_boards() ? k : 0))
     bad(std::to_string(class_sizes.size()) + " class sizes for " + std::to_string(k) + " boards with boards_stored = " +
-        key_.boards_stored);
+        core::boards_stored(key_.params));
   const std::uint64_t len = kFixedPayload + boards.size() + class_sizes.size();
   if (len > std::numeric_limits<std::uint32_t>::max() - kFrame) bad("record larger than 4 GiB");
 
@@ -446,7 +445,7 @@ void Journal::for_each_record(const RecordFn& f) const {
     if (!pr)
       throw CorruptJournal("store::journal: " + path_ + ": record at byte offset " + std::to_string(off) +
                            " changed since it was written");
-    const std::size_t nb = std::size_t{pr->fixed.k} * static_cast<std::size_t>(key_.n);
+    const std::size_t nb = std::size_t{pr->fixed.k} * static_cast<std::size_t>(key_.params.n);
     const std::span<const std::uint8_t> all(payload);
     f(pr->fixed.unit, all.subspan(kFixedPayload, nb), all.subspan(kFixedPayload + nb, pr->fixed.c));
     off += pr->size;

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "core/job_params.h"
 #include "core/stop.h"
 #include "store/errors.h"
 #include "store/unit_record.h"
@@ -15,11 +16,7 @@ namespace nq::store {
 
 // The job parameters a journal belongs to; resuming with any other value is refused.
 struct JournalKey {
-  int n = 0;
-  std::string mode, boards_stored;   // count|boards; none|all|class
-  int depth = 0;
-  std::string symmetry;
-  int shard_index = 0, shard_count = 1;
+  core::JobParams params;
   std::uint64_t units_total = 0;
   std::string program_version;
 
@@ -49,6 +46,7 @@ struct JournalKey {
 //   |     |      | symmetry,             |   | 68  | 8    | started f64                     |
 //   |     |      | program_version: each |   | 76  | 4    | rank i32                        |
 //   |     |      | u16 length + bytes    |   | 80  | 4    | thread i32                      |
+//   |     |      | (names: core/names.h) |   |     |      |                                 |
 //                                            | 84  | 4    | k = boards u32                  |
 //                                            | 88  | 4    | c = class sizes u32 (0 or k)    |
 //                                            | 92  | k*n  | boards, n columns each          |
@@ -69,8 +67,7 @@ class Journal {
   // is cut off (the file is truncated) and reported by dropped_tail_bytes(); a bad record
   // followed by a valid one -> CorruptJournal naming its byte offset; not a journal at all ->
   // CorruptJournal. WriteError if the file cannot be created/written or is locked by another
-  // process. std::invalid_argument for a key with n outside 1..32 or boards_stored not
-  // none/all/class. The scan polls `stop` (core::Interrupted; nothing is changed then).
+  // process. std::invalid_argument for a key with n outside 1..32. The scan polls `stop` (core::Interrupted; nothing is changed then).
   Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {});
   ~Journal();   // flushes the buffer (best effort, no fsync)
   Journal(const Journal&) = delete;

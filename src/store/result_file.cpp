@@ -78,17 +78,29 @@ struct H5Type<double> {
   static hid_t file() { return H5T_IEEE_F64LE; }
 };
 
+// boards_stored (none|all|class) is the mode and the board set together: written as
+// core::boards_stored(params), read back through core::set_boards_stored (after mode).
+template <class Params>
+struct BoardsStoredAttr {
+  Params& params;
+};
+template <class Params>
+BoardsStoredAttr<Params> boards_stored_attr(Params& p) {
+  return {p};
+}
+
 // The one list of root attributes (besides format/format_version), in contract order. `f` is
-// called with (name, member) for a RunInfo or a const RunInfo.
+// called with (name, member) for a RunInfo or a const RunInfo; enums are stored by their names
+// (core/names.h).
 template <class Info, class F>
 void attribute_fields(Info& r, F&& f) {
   f("program_version", r.program_version);
   f("git_commit", r.git_commit);
-  f("n", r.n);
-  f("mode", r.mode);
-  f("boards_stored", r.boards_stored);
-  f("depth", r.depth);
-  f("symmetry", r.symmetry);
+  f("n", r.params.n);
+  f("mode", r.params.mode);
+  f("boards_stored", boards_stored_attr(r.params));
+  f("depth", r.params.depth);
+  f("symmetry", r.params.symmetry);
   f("ranks", r.ranks);
   f("threads", r.threads);
   f("hosts", r.hosts);
@@ -98,8 +110,8 @@ void attribute_fields(Info& r, F&& f) {
   f("status", r.status);
   f("units_total", r.units_total);
   f("units_done", r.units_done);
-  f("shard_index", r.shard_index);
-  f("shard_count", r.shard_count);
+  f("shard_index", r.params.shard.index);
+  f("shard_count", r.params.shard.count);
   f("total", r.total);
   f("unique", r.unique);
   f("rot180_fixed", r.rot180_fixed);
@@ -136,6 +148,15 @@ void write_attr(hid_t obj, const char* name, const T& v, const h5::Site& s) {
   const Stored x = v;
   h5::check(H5Awrite(a.get(), H5Type<Stored>::mem(), &x), s, what);
   a.close(s, what);
+}
+
+template <core::NamedEnum E>
+void write_attr(hid_t obj, const char* name, const E& v, const h5::Site& s) {
+  write_attr(obj, name, core::to_string(v), s);
+}
+
+void write_attr(hid_t obj, const char* name, const BoardsStoredAttr<const core::JobParams>& v, const h5::Site& s) {
+  write_attr(obj, name, core::boards_stored(v.params), s);
 }
 
 void write_attr(hid_t obj, const char* name, const core::Total& v, const h5::Site& s) {
@@ -186,6 +207,25 @@ void read_attr(hid_t obj, const char* name, T& out, const h5::Site& s) {
   Stored x{};
   h5::check(H5Aread(a.get(), H5Type<Stored>::mem(), &x), s, what);   // converts other widths
   out = x;
+}
+
+template <core::NamedEnum E>
+void read_attr(hid_t obj, const char* name, E& out, const h5::Site& s) {
+  std::string text;
+  read_attr(obj, name, text, s);
+  const auto e = core::find_name<E>(text);
+  if (!e) h5::raise(s, std::string(name) + " = '" + text + "' is not one of " + core::name_list<E>());
+  out = *e;
+}
+
+void read_attr(hid_t obj, const char* name, BoardsStoredAttr<core::JobParams> v, const h5::Site& s) {
+  std::string text;
+  read_attr(obj, name, text, s);
+  try {
+    core::set_boards_stored(v.params, text);
+  } catch (const std::invalid_argument& e) {
+    h5::raise(s, e.what());
+  }
 }
 
 // A count written by write_attr(core::Total): version 1 files only have the uint64 attribute;
@@ -315,8 +355,6 @@ struct Column {
   }
 };
 
-bool valid_boards_stored(const std::string& b) { return b == "none" || b == "all" || b == "class"; }
-
 std::string temp_name(const std::string& path) {
   static std::atomic<unsigned> counter{0};
   for (;;) {
@@ -333,7 +371,7 @@ struct ResultWriter::Impl {
   std::string path;
   std::string tmp;
   int n = 0;
-  std::string boards_stored;
+  core::JobParams params;
   h5::Site site{"store::write", "", h5::Failure::write};
 
   h5::Handle file;
@@ -374,15 +412,13 @@ struct ResultWriter::Impl {
     return {&u_id, &u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread};
   }
 
-  void create(const std::string& p, int n_, const std::string& bs) {
-    if (n_ < 1 || n_ > core::kMaxN)
-      throw std::invalid_argument("store::create: board size " + std::to_string(n_) + " is outside 1.." +
+  void create(const std::string& p, const core::JobParams& job) {
+    if (job.n < 1 || job.n > core::kMaxN)
+      throw std::invalid_argument("store::create: board size " + std::to_string(job.n) + " is outside 1.." +
                                   std::to_string(core::kMaxN));
-    if (!valid_boards_stored(bs))
-      throw std::invalid_argument("store::create: boards_stored must be none, all or class, not '" + bs + "'");
     path = p;
-    n = n_;
-    boards_stored = bs;
+    n = job.n;
+    params = job;
     site.path = path;
     const h5::Site cs{"store::create", path, h5::Failure::write};
     struct stat st {};
@@ -424,16 +460,16 @@ struct ResultWriter::Impl {
     u_started = Column::create<double>(g, "/units", "started", 0, kUnitChunkRows, cs);
     u_rank = Column::create<std::int32_t>(g, "/units", "rank", 0, kUnitChunkRows, cs);
     u_thread = Column::create<std::int32_t>(g, "/units", "thread", 0, kUnitChunkRows, cs);
-    if (boards_stored != "none") {
+    if (params.boards_mode()) {
       boards_group = h5::group(H5Gcreate2(file.get(), "boards", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), cs, "create /boards");
       const hid_t bg = boards_group.get();
       b_solutions = Column::create<std::uint8_t>(bg, "/boards", "solutions", w, kBoardChunkRows, cs, 1);
-      if (boards_stored == "class")
+      if (params.class_boards())
         b_class_size = Column::create<std::uint8_t>(bg, "/boards", "class_size", 0, kBoardChunkRows, cs);
       b_unit = Column::create<std::uint64_t>(bg, "/boards", "unit", 0, kBoardChunkRows, cs);
       bb_boards.reserve(kBoardChunkRows * w);
       bb_unit.reserve(kBoardChunkRows);
-      if (boards_stored == "class") bb_class.reserve(kBoardChunkRows);
+      if (params.class_boards()) bb_class.reserve(kBoardChunkRows);
     }
   }
 
@@ -474,7 +510,7 @@ struct ResultWriter::Impl {
     if (k == 0) return;
     const auto rows = static_cast<std::size_t>(kBoardChunkRows);
     const auto w = static_cast<std::size_t>(n);
-    const bool classes = boards_stored == "class";
+    const bool classes = params.class_boards();
     // Chunks 0..w-1: the columns of /boards/solutions; then /boards/unit, /boards/class_size.
     const std::size_t chunks = w + 1 + (classes ? 1 : 0);
     std::vector<std::string> encoded(chunks);
@@ -538,17 +574,17 @@ struct ResultWriter::Impl {
 
   void append_boards(std::span<const std::uint8_t> bds, std::span<const std::uint8_t> cls,
                      std::span<const std::uint64_t> ids) {
-    if (boards_stored == "none")
+    if (!params.boards_mode())
       throw std::logic_error("store::write: " + path + ": boards appended to a count-mode file");
     const std::size_t w = static_cast<std::size_t>(n);
     const std::size_t k = ids.size();
     if (bds.size() != k * w)
       throw std::invalid_argument("store::write: " + std::to_string(bds.size()) + " columns for " +
                                   std::to_string(k) + " boards of size " + std::to_string(n));
-    const bool classes = boards_stored == "class";
+    const bool classes = params.class_boards();
     if (cls.size() != (classes ? k : 0))
       throw std::invalid_argument("store::write: " + std::to_string(cls.size()) + " class sizes for " +
-                                  std::to_string(k) + " boards with boards_stored = " + boards_stored);
+                                  std::to_string(k) + " boards with boards_stored = " + core::boards_stored(params));
     std::size_t i = 0;
     while (i < k) {
       const std::size_t take = std::min(k - i, static_cast<std::size_t>(kBoardChunkRows) - bb_unit.size());
@@ -572,11 +608,8 @@ struct ResultWriter::Impl {
       throw std::invalid_argument("store::commit: " + path + ": " + what);
     };
     auto num = [](auto v) { return std::to_string(v); };
-    if (info.n != n) bad("RunInfo.n = " + num(info.n) + " but the file was created for n = " + num(n));
-    if (info.boards_stored != boards_stored)
-      bad("RunInfo.boards_stored = " + info.boards_stored + " but the file was created for " + boards_stored);
-    if ((info.mode == "count") != (boards_stored == "none"))
-      bad("mode " + info.mode + " does not go with boards_stored = " + boards_stored);
+    for (const auto& d : core::differences(info.params, params))
+      bad("RunInfo " + d.name + " = " + d.a + " but the file was created for " + d.name + " = " + d.b);
     if (info.units_done != units)
       bad("RunInfo.units_done = " + num(info.units_done) + " but " + num(units) + " units were written");
     if (info.total != weighted_total)
@@ -608,10 +641,10 @@ struct ResultWriter::Impl {
   }
 };
 
-ResultWriter::ResultWriter(const std::string& path, int n, const std::string& boards_stored)
+ResultWriter::ResultWriter(const std::string& path, const core::JobParams& params)
     : impl_(std::make_unique<Impl>()) {
   h5::silence_errors();
-  impl_->create(path, n, boards_stored);
+  impl_->create(path, params);
 }
 ResultWriter::~ResultWriter() = default;
 
@@ -668,17 +701,16 @@ struct ResultReader::Impl {
       throw NotAResultFile("store::open: " + path + ": unsupported format_version " + std::to_string(version) +
                            " (this program reads " + std::to_string(kOldestReadableVersion) + " to " +
                            std::to_string(kFormatVersion) + ")");
-    attribute_fields(info, [&](const char* name, auto& v) {
+    attribute_fields(info, [&](const char* name, auto&& v) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, core::Total>)
         read_attr(root, name, v, version, site);
       else
         read_attr(root, name, v, site);
     });
-    if (info.n < 1 || info.n > core::kMaxN) h5::raise(site, "n = " + std::to_string(info.n) + " is out of range");
-    if (!valid_boards_stored(info.boards_stored))
-      h5::raise(site, "boards_stored = '" + info.boards_stored + "' is not none, all or class");
+    if (info.params.n < 1 || info.params.n > core::kMaxN)
+      h5::raise(site, "n = " + std::to_string(info.params.n) + " is out of range");
 
-    const auto w = static_cast<hsize_t>(info.n);
+    const auto w = static_cast<hsize_t>(info.params.n);
     if (h5::check(H5Lexists(root, "units", H5P_DEFAULT), site, "open /units") == 0) h5::raise(site, "missing group /units");
     auto g = h5::group(H5Gopen2(root, "units", H5P_DEFAULT), site, "open /units");
     u_id = Column::open(g.get(), "/units", "id", 0, site);
@@ -694,8 +726,8 @@ struct ResultReader::Impl {
       if (c->rows != u_id.rows)
         h5::raise(site, c->name + " has " + std::to_string(c->rows) + " rows, /units/id " + std::to_string(u_id.rows));
 
-    if (info.boards_stored == "none") return;
-    classes = info.boards_stored == "class";
+    if (!info.params.boards_mode()) return;
+    classes = info.params.class_boards();
     if (h5::check(H5Lexists(root, "boards", H5P_DEFAULT), site, "open /boards") == 0) h5::raise(site, "missing group /boards");
     auto bg = h5::group(H5Gopen2(root, "boards", H5P_DEFAULT), site, "open /boards");
     b_solutions = Column::open(bg.get(), "/boards", "solutions", w, site);
@@ -731,7 +763,7 @@ std::vector<UnitRecord> ResultReader::units() const {
   const auto started = m.u_started.read_all<double>(s);
   const auto rank = m.u_rank.read_all<std::int32_t>(s);
   const auto thread = m.u_thread.read_all<std::int32_t>(s);
-  const auto w = static_cast<std::size_t>(m.info.n);
+  const auto w = static_cast<std::size_t>(m.info.params.n);
   std::vector<UnitRecord> out(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i) {
     UnitRecord& u = out[i];
@@ -759,7 +791,7 @@ void ResultReader::read_boards(std::uint64_t start, std::uint64_t count, std::ve
     throw std::out_of_range("store::read: " + m.path + ": boards " + std::to_string(start) + "+" +
                             std::to_string(count) + " past the " + std::to_string(rows) + " stored");
   const auto k = static_cast<std::size_t>(count);
-  boards.resize(k * static_cast<std::size_t>(m.info.n));
+  boards.resize(k * static_cast<std::size_t>(m.info.params.n));
   unit_ids.resize(k);
   class_sizes.resize(m.classes ? k : 0);
   m.b_solutions.read(start, count, boards.data(), m.site);

@@ -8,9 +8,24 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "core/job_params.h"
+#include "core/known_counts.h"
 #include "core/total.h"
 #include "store/errors.h"
 #include "store/unit_record.h"
+
+namespace nq::store {
+
+enum class Status : std::uint8_t { partial = 0, complete = 1 };   // every unit of the job (shard) is in
+
+}  // namespace nq::store
+
+template <>
+struct nq::core::EnumNames<nq::store::Status> {
+  static constexpr std::string_view what = "status";
+  static constexpr std::array table{std::pair{nq::store::Status::partial, std::string_view("partial")},
+                                    std::pair{nq::store::Status::complete, std::string_view("complete")}};
+};
 
 namespace nq::store {
 
@@ -18,22 +33,18 @@ namespace nq::store {
 // (`format` and `format_version` are written and checked by the store itself.)
 struct RunInfo {
   std::string program_version, git_commit;
-  int n = 0;
-  std::string mode, boards_stored;   // count|boards; none|all|class
-  int depth = 0;
-  std::string symmetry;
+  core::JobParams params;   // attributes n, mode, boards_stored, depth, symmetry, shard_index, shard_count
   int ranks = 1, threads = 1;
   std::string hosts, start_time, end_time;
   double wall_seconds = 0;
-  std::string status;   // complete|partial
+  Status status = Status::partial;
   std::uint64_t units_total = 0, units_done = 0;
-  int shard_index = 0, shard_count = 1;
   // total and unique are exact (128 bits): in the file each is a uint64 attribute (2^64 - 1
   // when the value does not fit) plus <name>_hi, <name>_lo (uint64 halves) and <name>_decimal.
   core::Total total = 0, unique = 0;
   std::uint64_t rot180_fixed = 0, rot90_fixed = 0;
   std::int64_t known_total = -1, known_unique = -1;
-  std::string matches_known;   // yes|no|unknown
+  core::KnownMatch matches_known = core::KnownMatch::unknown;   // yes|no|unknown in the file
 
   bool operator==(const RunInfo&) const = default;
 };
@@ -52,8 +63,8 @@ struct RunInfo {
 // contradicts the units written).
 class ResultWriter {
  public:
-  // n in 1..32; boards_stored none|all|class (none = count mode: no /boards group).
-  ResultWriter(const std::string& path, int n, const std::string& boards_stored);
+  // The file of a job with `params` (n in 1..32; count mode: no /boards group).
+  ResultWriter(const std::string& path, const core::JobParams& params);
   ~ResultWriter();
   ResultWriter(const ResultWriter&) = delete;
   ResultWriter& operator=(const ResultWriter&) = delete;
@@ -64,7 +75,7 @@ class ResultWriter {
   // boards_stored is class and is empty otherwise. Not allowed when boards_stored is none.
   void append_boards(std::span<const std::uint8_t> boards, std::span<const std::uint8_t> class_sizes,
                      std::span<const std::uint64_t> unit_ids);
-  // Checks `info` against what was written (n, boards_stored, mode, units_done = rows of
+  // Checks `info` against what was written (params as given to the constructor, units_done = rows of
   // /units, total = sum of multiplicity * solutions: std::invalid_argument naming the field),
   // writes the attributes and publishes the file at PATH. Called at most once. The board counts
   // of the contract are not checked here (see boards_written / class_size_sum).

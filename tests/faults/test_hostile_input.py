@@ -266,7 +266,7 @@ def test_hostile_flags_are_usage_errors(workdir, flags, needle):
     ("n = 8\nprogress_interval = nan\n", "progress_interval"), ("n = 8\nprogress_interval = \"x\"\n", "progress_interval"),
     ("n = 8\naudit = 1.5\n", "'audit'"), ("n = 8\naudit = \"half\"\n", "'audit'"),
     ("n = 8\nn = 9\n", "job file"), ("[job]\nn = 8\n", "unknown key 'job'"), ("n = 8\nshard = 1\n", "'shard'"),
-    ("n = 8\nshard = \"2/2\"\n", "--shard"), ("\u00e9 = 1\nn = 8\n", "line 1"), ("\"\u00e9\" = 1\nn = 8\n", "unknown key"), ("", "'n'"),
+    ("n = 8\nshard = \"2/2\"\n", "key 'shard'"), ("\u00e9 = 1\nn = 8\n", "line 1"), ("\"\u00e9\" = 1\nn = 8\n", "unknown key"), ("", "'n'"),
     ("n = 8\na = " + "[" * 5000 + "]" * 5000 + "\n", "job file"),
     ("n = 8\n" + "".join(f"k{i} = {i}\n" for i in range(20000)), "unknown key"),
     ("n = 8\0\n", "job file"),

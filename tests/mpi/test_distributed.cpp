@@ -31,10 +31,11 @@ struct Collect : cluster::MasterHooks {
 
 proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set = core::BoardSet::all) {
   proto::JobSpec job;
-  job.n = n;
-  job.depth = depth;
-  job.boards = boards;
-  job.board_set = set;
+  job.params.n = n;
+  job.params.depth = depth;
+  job.params.symmetry = core::Symmetry::mirror;
+  job.params.mode = boards ? core::Mode::boards : core::Mode::count;
+  job.params.boards = set;
   job.threads_per_worker = 2;
   return job;
 }
@@ -44,7 +45,7 @@ Collect run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = []
   Collect c;
   const auto& mpi = test::mpi();
   if (mpi.rank() == 0) {
-    const core::UnitPlan plan(job.n, job.depth, job.symmetry);
+    const core::UnitPlan plan(job.params.n, job.params.depth, job.params.symmetry);
     std::uint64_t to_do = 0;
     for (const auto& u : plan.units()) to_do += !skip(u.id);
     cluster::run_master(mpi, job, skip, to_do, c, 3600);

@@ -12,6 +12,14 @@ using namespace nq;
 using cluster::Scheduler;
 
 namespace {
+// The job message of a plan (n, depth, mirror symmetry), counting.
+proto::JobSpec spec(int n, int depth) {
+  proto::JobSpec job;
+  job.params.n = n;
+  job.params.depth = depth;
+  job.params.symmetry = core::Symmetry::mirror;
+  return job;
+}
 proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& batch) {
   proto::ResultBatch rb{batch.batch_id, {}};
   for (const auto& u : batch.units) {
@@ -30,7 +38,7 @@ std::vector<core::WorkUnit> give(Scheduler& s, int worker, proto::ResultBatch rb
 
 TEST(Scheduler, HandsOutEveryUnitOnceAndFinishes) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4);
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 4);
   std::set<std::uint64_t> seen;
   core::Count total = 0;
   while (auto b = sched.next_batch(1)) {
@@ -47,7 +55,7 @@ TEST(Scheduler, HandsOutEveryUnitOnceAndFinishes) {
 TEST(Scheduler, BatchesShrinkTowardsTheEnd) {
   const core::UnitPlan plan(12, 4);
   const int threads = 2;
-  Scheduler sched(plan, proto::JobSpec{12, 4}, kNoSkip, plan.size(), threads);
+  Scheduler sched(plan, spec(12, 4), kNoSkip, plan.size(), threads);
   std::vector<std::size_t> sizes;
   std::uint64_t issued = 0;
   while (auto b = sched.next_batch(1)) {
@@ -67,7 +75,7 @@ TEST(Scheduler, BatchesShrinkTowardsTheEnd) {
 
 TEST(Scheduler, SkipsDoneUnits) {
   const core::UnitPlan plan(9, 2);
-  Scheduler sched(plan, proto::JobSpec{9, 2}, [](std::uint64_t id) { return id % 2 == 0; }, plan.size() / 2, 1);
+  Scheduler sched(plan, spec(9, 2), [](std::uint64_t id) { return id % 2 == 0; }, plan.size() / 2, 1);
   while (auto b = sched.next_batch(1)) {
     for (const auto& u : b->units) EXPECT_EQ(u.id % 2, 1u);
     give(sched, 1, answer(plan, *b));
@@ -77,7 +85,7 @@ TEST(Scheduler, SkipsDoneUnits) {
 
 TEST(Scheduler, RejectsDuplicatesMissingForeignGarbledAndStrayResultsAndRequeues) {
   const core::UnitPlan plan(8, 2);
-  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 1, 4);
+  Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 1, 4);
   auto b = *sched.next_batch(1);
   ASSERT_GE(b.units.size(), 2u);
   auto good = answer(plan, b);
@@ -108,8 +116,8 @@ TEST(Scheduler, RejectsDuplicatesMissingForeignGarbledAndStrayResultsAndRequeues
 
 TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
   const core::UnitPlan plan(6, 1);
-  proto::JobSpec job{6, 1};
-  job.boards = true;
+  proto::JobSpec job = spec(6, 1);
+  job.params.mode = core::Mode::boards;
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1);
   std::set<std::uint64_t> rejected_once;
   while (auto b = sched.next_batch(1)) {
@@ -146,7 +154,7 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
 
 TEST(Scheduler, LostWorkersUnitsAreHandedOutAgain) {
   const core::UnitPlan plan(8, 2);
-  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 2, 2);
+  Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 2, 2);
   const auto lost = *sched.next_batch(1);
   sched.worker_lost(1);
   const auto again = *sched.next_batch(2);
@@ -155,7 +163,7 @@ TEST(Scheduler, LostWorkersUnitsAreHandedOutAgain) {
 
 TEST(Scheduler, EstimatesTheWorkInFlightPerWorkerFromTheResultsSeconds) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 4);
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 2, 4);
   const auto a = *sched.next_batch(1), b = *sched.next_batch(1), c = *sched.next_batch(2);
   EXPECT_TRUE(std::isinf(sched.seconds_in_flight(1)));   // no result yet: unknown
   auto rb = answer(plan, a);
@@ -171,7 +179,7 @@ TEST(Scheduler, EstimatesTheWorkInFlightPerWorkerFromTheResultsSeconds) {
 
 TEST(Scheduler, ASilentWorkerIsStalledItsBatchesGoElsewhereAndItsLateResultsAreDropped) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 8);
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 2, 8);
   sched.set_threads(1, 1);
   sched.set_threads(2, 1);
   const auto slow = *sched.next_batch(1, false, 0.0);
@@ -209,7 +217,7 @@ TEST(Scheduler, ASilentWorkerIsStalledItsBatchesGoElsewhereAndItsLateResultsAreD
 
 TEST(Scheduler, AWorkerThatKeepsAnsweringIsNotStalledByOneLongBatch) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 2, 4);
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 2, 4);
   sched.next_batch(1, false, 0.0);                       // a long one, still running at t = 20
   for (double t = 1; t <= 20; t += 1) {
     auto rb = answer(plan, *sched.next_batch(1, false, t - 1));
@@ -222,7 +230,7 @@ TEST(Scheduler, AWorkerThatKeepsAnsweringIsNotStalledByOneLongBatch) {
 
 TEST(Scheduler, BeforeAnyResultAWorkerIsStalledAfterMinTimesFactor) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 1, 4);
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 1, 4);
   sched.next_batch(1, false, 0.0);
   EXPECT_TRUE(sched.stalled(29.0, 3, 10).empty());
   EXPECT_EQ(sched.stalled(31.0, 3, 10), std::vector<int>{1});
@@ -230,7 +238,7 @@ TEST(Scheduler, BeforeAnyResultAWorkerIsStalledAfterMinTimesFactor) {
 
 TEST(Scheduler, ARejectedUndecodableBatchIsHandedOutAgain) {
   const core::UnitPlan plan(8, 2);
-  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 2, 2);
+  Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 2, 2);
   const auto b = *sched.next_batch(1);
   EXPECT_FALSE(sched.reject(2, b.batch_id));   // not that worker's
   EXPECT_TRUE(sched.reject(1, b.batch_id));
@@ -241,7 +249,9 @@ TEST(Scheduler, ARejectedUndecodableBatchIsHandedOutAgain) {
 
 TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
   const core::UnitPlan plan(10, 2, core::Symmetry::full);
-  proto::JobSpec job{10, 2, core::Symmetry::full, true, core::BoardSet::all, 1};
+  proto::JobSpec job = spec(10, 2);
+  job.params.symmetry = core::Symmetry::full;
+  job.params.mode = core::Mode::boards;
   const std::uint64_t cap = 300;   // bytes of boards per batch: a few units
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 256, {}, cap);
   auto with_boards = [&](const proto::WorkBatch& b) {
@@ -345,7 +355,7 @@ TEST(Audit, SampleIsDeterministicNestedAndOfTheRequestedSize) {
 
 TEST(Audit, EveryAuditedUnitIsComputedByTwoDifferentWorkersBeforeItCounts) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
   std::map<std::uint64_t, std::vector<int>> computed_by;
   const auto accepted = drive(sched, plan, {1, 2}, kHonest, &computed_by);
   EXPECT_TRUE(sched.all_done());
@@ -363,7 +373,7 @@ TEST(Audit, EveryAuditedUnitIsComputedByTwoDifferentWorkersBeforeItCounts) {
 
 TEST(Audit, OnlyTheSampleIsComputedTwice) {
   const core::UnitPlan plan(12, 4);
-  Scheduler sched(plan, proto::JobSpec{12, 4}, kNoSkip, plan.size(), 4, 256, {1.0 / 16, 3, 3});
+  Scheduler sched(plan, spec(12, 4), kNoSkip, plan.size(), 4, 256, {1.0 / 16, 3, 3});
   std::map<std::uint64_t, std::vector<int>> computed_by;
   const auto accepted = drive(sched, plan, {1, 2, 3}, kHonest, &computed_by);
   EXPECT_EQ(weighted_total(plan, accepted), 14200u);
@@ -379,7 +389,7 @@ TEST(Audit, OnlyTheSampleIsComputedTwice) {
 
 TEST(Audit, ALieIsCaughtBothResultsAreDiscardedAndTheUnitIsRecomputed) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
   const std::uint64_t liar_unit = 7;
   int lies = 0;
   const auto accepted = drive(sched, plan, {1, 2}, [&](int w, std::uint64_t id) -> core::Count {
@@ -398,7 +408,7 @@ TEST(Audit, ALieIsCaughtBothResultsAreDiscardedAndTheUnitIsRecomputed) {
 
 TEST(Audit, APersistentLiarFailsTheJobAfterMaxRounds) {
   const core::UnitPlan plan(10, 3);
-  Scheduler sched(plan, proto::JobSpec{10, 3}, kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
+  Scheduler sched(plan, spec(10, 3), kNoSkip, plan.size(), 4, 256, {1.0, 2, 3});
   const auto accepted = drive(sched, plan, {1, 2}, [](int w, std::uint64_t id) -> core::Count {
     return w == 1 && id == 5 ? 3 : 0;
   });
@@ -413,7 +423,7 @@ TEST(Audit, APersistentLiarFailsTheJobAfterMaxRounds) {
 
 TEST(Audit, WithASingleWorkerTheSameWorkerRecomputes) {
   const core::UnitPlan plan(8, 2);
-  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 1, 256, {1.0, 1, 3});
+  Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 1, 256, {1.0, 1, 3});
   std::map<std::uint64_t, std::vector<int>> computed_by;
   const auto accepted = drive(sched, plan, {1}, kHonest, &computed_by);
   EXPECT_TRUE(sched.all_done());
@@ -423,7 +433,7 @@ TEST(Audit, WithASingleWorkerTheSameWorkerRecomputes) {
 
 TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
   const core::UnitPlan plan(8, 2);
-  Scheduler sched(plan, proto::JobSpec{8, 2}, kNoSkip, plan.size(), 1, 4, {1.0, 2, 3});
+  Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 1, 4, {1.0, 2, 3});
   auto first = *sched.next_batch(1);
   auto rb = answer(plan, first);
   EXPECT_TRUE(sched.accept(1, rb).empty());   // all held back for their audit
@@ -447,7 +457,7 @@ TEST(Audit, AuditCopiesWaitForAnotherWorkerAndSurviveARejectedBatch) {
 TEST(Audit, WhenTheOtherWorkerIsLostTheRemainingOneAuditsItsOwnUnits) {
   const core::UnitPlan plan(9, 2);
   cluster::AuditPolicy policy{1.0, 2, 3};
-  Scheduler sched(plan, proto::JobSpec{9, 2}, kNoSkip, plan.size(), 2, 4, policy);
+  Scheduler sched(plan, spec(9, 2), kNoSkip, plan.size(), 2, 4, policy);
   sched.next_batch(1);     // worker 1 takes a batch and is never heard of again
   sched.worker_lost(1);
   const auto accepted = drive(sched, plan, {2}, kHonest);
@@ -458,8 +468,8 @@ TEST(Audit, WhenTheOtherWorkerIsLostTheRemainingOneAuditsItsOwnUnits) {
 
 TEST(Audit, DifferentBoardsWithTheSameCountAreAMismatch) {
   const core::UnitPlan plan(6, 1);
-  proto::JobSpec job{6, 1};
-  job.boards = true;
+  proto::JobSpec job = spec(6, 1);
+  job.params.mode = core::Mode::boards;
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1, {1.0, 2, 3});
   auto boards_of = [&](const core::WorkUnit& u) {
     proto::UnitResult r;

@@ -142,13 +142,6 @@ std::set<std::pair<int, int>> image_of(int n, const std::set<std::pair<int, int>
 }
 }  // namespace
 
-TEST(Units, SymmetryNamesRoundTrip) {
-  for (Symmetry s : {Symmetry::none, Symmetry::mirror, Symmetry::full})
-    EXPECT_EQ(symmetry_from_string(to_string(s)), s);
-  EXPECT_EQ(to_string(Symmetry::full), "full");
-  EXPECT_THROW(symmetry_from_string("rotation"), std::invalid_argument);
-}
-
 TEST(Units, FullSymmetryWeightedSumEqualsPublishedTotalAtSeveralDepths) {
   for (int n = 1; n <= 16; ++n) {
     const int max_depth = n <= 11 ? std::min(n, 4) : n <= 14 ? 3 : 2;

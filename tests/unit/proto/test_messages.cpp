@@ -4,8 +4,13 @@
 using namespace nq;
 
 TEST(Messages, JobSpecRoundTrips) {
-  proto::JobSpec job{17, 4, core::Symmetry::mirror, true, core::BoardSet::classes, 3};
+  proto::JobSpec job;
+  job.params = {17, core::Mode::boards, core::BoardSet::classes, 4, core::Symmetry::mirror, {2, 5}};
+  job.threads_per_worker = 3;
   EXPECT_EQ(proto::decode_job(proto::encode(job)), job);
+  proto::JobSpec other = job;   // every field travels
+  other.params.shard.index = 1;
+  EXPECT_NE(proto::decode_job(proto::encode(job)), other);
 }
 
 TEST(Messages, WorkBatchRoundTripsEveryUnit) {
@@ -67,7 +72,7 @@ TEST(Messages, ChecksumChangesWithTheIdTheCountsAndEveryByteOfTheBoards) {
 }
 
 TEST(Messages, OtherProtocolVersionAndGarbageAreRefused) {
-  std::string bytes = proto::encode(proto::JobSpec{8, 2});
+  std::string bytes = proto::encode(proto::JobSpec{});
   bytes[0] = static_cast<char>(bytes[0] + 1);   // the version comes first
   EXPECT_THROW(proto::decode_job(bytes), proto::ProtocolError);
   EXPECT_THROW(proto::decode_results("not a message"), proto::ProtocolError);

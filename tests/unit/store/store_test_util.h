@@ -14,10 +14,20 @@
 #include <iterator>
 #include <string>
 #include <vector>
+#include "core/job_params.h"
 
 namespace nq::store::test {
 
 namespace stdfs = std::filesystem;
+
+// The parameters of a job of size n whose files hold `boards_stored` (none|all|class).
+inline core::JobParams params_for(int n, const std::string& boards_stored) {
+  core::JobParams p;
+  p.n = n;
+  p.mode = boards_stored == "none" ? core::Mode::count : core::Mode::boards;
+  core::set_boards_stored(p, boards_stored);
+  return p;
+}
 
 class TempDirTest : public ::testing::Test {
  protected:

@@ -15,13 +15,10 @@ namespace {
 
 JournalKey key_for(const std::string& boards_stored) {
   JournalKey k;
-  k.n = 6;
-  k.mode = boards_stored == "none" ? "count" : "boards";
-  k.boards_stored = boards_stored;
-  k.depth = 2;
-  k.symmetry = "mirror";
-  k.shard_index = 1;
-  k.shard_count = 3;
+  k.params = nq::store::test::params_for(6, boards_stored);
+  k.params.depth = 2;
+  k.params.symmetry = nq::core::Symmetry::mirror;
+  k.params.shard = {1, 3};
   k.units_total = 20;
   k.program_version = "0.1.0";
   return k;
@@ -236,7 +233,7 @@ TEST_F(JournalTest, DifferentJobParametersAreAParameterMismatchNamingTheFields) 
   const std::string path = file("run.journal");
   write_three(path);
   JournalKey k = key_for("class");
-  k.depth = 3;
+  k.params.depth = 3;
   try {
     Journal j(path, k);
     FAIL();
@@ -245,7 +242,7 @@ TEST_F(JournalTest, DifferentJobParametersAreAParameterMismatchNamingTheFields) 
   }
   k = key_for("class");
   k.program_version = "0.2.0";
-  k.boards_stored = "all";
+  k.params.boards = nq::core::BoardSet::all;
   try {
     Journal j(path, k);
     FAIL();
@@ -352,8 +349,7 @@ TEST_F(JournalTest, RecoveredRecordsCanBeTakenOverWithoutACopy) {
 
 TEST_F(JournalTest, ScanningALongJournalStopsWhenAsked) {
   JournalKey k = key_for("none");
-  k.shard_index = 0;
-  k.shard_count = 1;
+  k.params.shard = {};
   k.units_total = 10000;
   {
     Journal j(file("j"), k);

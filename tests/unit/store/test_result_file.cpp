@@ -14,6 +14,7 @@
 
 using namespace nq;
 using namespace nq::store;
+using nq::store::test::params_for;
 using nq::store::test::ChildOptions;
 using nq::store::test::run_in_child;
 using nq::store::test::slurp;
@@ -64,36 +65,32 @@ Job make_job(int n, int depth, const std::string& boards_stored) {
   RunInfo& i = j.info;
   i.program_version = "0.1.0";
   i.git_commit = "0123abcd";
-  i.n = n;
-  i.mode = boards_stored == "none" ? "count" : "boards";
-  i.boards_stored = boards_stored;
-  i.depth = depth;
-  i.symmetry = "mirror";
+  i.params = params_for(n, boards_stored);
+  i.params.depth = depth;
+  i.params.symmetry = core::Symmetry::mirror;
   i.ranks = 3;
   i.threads = 2;
   i.hosts = "node1,node2";
   i.start_time = "2024-05-01T10:00:00Z";
   i.end_time = "2024-05-01T10:00:02Z";
   i.wall_seconds = 2.5;
-  i.status = "complete";
+  i.status = Status::complete;
   i.units_total = j.units.size();
   i.units_done = j.units.size();
-  i.shard_index = 0;
-  i.shard_count = 1;
   i.total = total;
   i.unique = known->unique;
   i.rot180_fixed = known->rot180_fixed;
   i.rot90_fixed = known->rot90_fixed;
   i.known_total = static_cast<std::int64_t>(known->total);
   i.known_unique = static_cast<std::int64_t>(known->unique);
-  i.matches_known = "yes";
+  i.matches_known = core::KnownMatch::match;
   return j;
 }
 
 void write_job(const std::string& path, const Job& j) {
-  ResultWriter w(path, j.info.n, j.info.boards_stored);
+  ResultWriter w(path, j.info.params);
   w.append_units(j.units);
-  if (j.info.boards_stored != "none") w.append_boards(j.boards, j.class_sizes, j.unit_ids);
+  if (j.info.params.boards_mode()) w.append_boards(j.boards, j.class_sizes, j.unit_ids);
   w.commit(j.info);
 }
 
@@ -278,7 +275,7 @@ TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
   const std::uint64_t count = 150'000;   // > 2 chunks of 65536 rows
   auto board_of = [&](std::uint64_t i, std::size_t r) { return static_cast<std::uint8_t>((i * 7 + r * 5) % n); };
   {
-    ResultWriter w(file("big.h5"), n, "all");
+    ResultWriter w(file("big.h5"), params_for(n, "all"));
     std::vector<std::uint8_t> boards;
     std::vector<std::uint64_t> ids;
     for (std::uint64_t i = 0; i < count;) {   // uneven pieces, crossing chunk boundaries
@@ -299,10 +296,8 @@ TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
     }
     w.append_units(units);
     RunInfo info;
-    info.n = n;
-    info.mode = "boards";
-    info.boards_stored = "all";
-    info.status = "complete";
+    info.params = params_for(n, "all");
+    info.status = Status::complete;
     info.units_done = units.size();
     info.total = count;
     w.commit(info);
@@ -331,14 +326,14 @@ TEST_F(ResultFile, UncommittedWriterRemovesItsTemporaryFileAndLeavesTheOldFileAl
   const std::string before = slurp(file("out.h5"));
   {
     const Job j = make_job(8, 2, "all");
-    ResultWriter w(file("out.h5"), 8, "all");
+    ResultWriter w(file("out.h5"), params_for(8, "all"));
     w.append_units(j.units);
     w.append_boards(j.boards, {}, j.unit_ids);
     EXPECT_EQ(listing().size(), 2u);   // out.h5 and the temporary file
   }
   EXPECT_EQ(listing(), std::vector<std::string>{"out.h5"});
   EXPECT_EQ(slurp(file("out.h5")), before);
-  EXPECT_EQ(ResultReader(file("out.h5")).info().n, 6);
+  EXPECT_EQ(ResultReader(file("out.h5")).info().params.n, 6);
 }
 
 TEST_F(ResultFile, CommitReplacesAnExistingFileAndLeavesNoTemporaryFile) {
@@ -346,20 +341,23 @@ TEST_F(ResultFile, CommitReplacesAnExistingFileAndLeavesNoTemporaryFile) {
   write_job(file("out.h5"), make_job(8, 2, "class"));
   EXPECT_EQ(listing(), std::vector<std::string>{"out.h5"});
   const ResultReader r(file("out.h5"));
-  EXPECT_EQ(r.info().n, 8);
+  EXPECT_EQ(r.info().params.n, 8);
   EXPECT_EQ(r.board_count(), 12u);
 }
 
 TEST_F(ResultFile, CommitRejectsARunInfoThatContradictsTheDataWritten) {
   const Job j = make_job(6, 2, "all");
-  ResultWriter w(file("out.h5"), 6, "all");
+  ResultWriter w(file("out.h5"), j.info.params);
   RunInfo wrong = j.info;
   w.append_units(j.units);
   w.append_boards(j.boards, {}, j.unit_ids);
   wrong.total += 1;
   EXPECT_THROW(w.commit(wrong), std::invalid_argument);   // total must equal the units' sum
   wrong = j.info;
-  wrong.n = 7;
+  wrong.params.n = 7;
+  EXPECT_THROW(w.commit(wrong), std::invalid_argument);
+  wrong = j.info;
+  wrong.params.symmetry = core::Symmetry::none;   // any parameter the file was not created for
   EXPECT_THROW(w.commit(wrong), std::invalid_argument);
   w.commit(j.info);   // still usable after a rejected RunInfo
   EXPECT_THROW(w.commit(j.info), std::logic_error);
@@ -367,7 +365,7 @@ TEST_F(ResultFile, CommitRejectsARunInfoThatContradictsTheDataWritten) {
 }
 
 TEST_F(ResultFile, WriterRejectsUnitsOutOfOrderAndBadBoardShapes) {
-  ResultWriter w(file("out.h5"), 6, "class");
+  ResultWriter w(file("out.h5"), params_for(6, "class"));
   UnitRecord a, b;
   a.id = 5;
   b.id = 5;
@@ -385,14 +383,14 @@ TEST_F(ResultFile, WriterRejectsUnitsOutOfOrderAndBadBoardShapes) {
   w.append_boards(board, cls, id);
   EXPECT_EQ(w.boards_written(), 1u);
   EXPECT_EQ(w.class_size_sum(), 4u);
-  ResultWriter count_mode(file("count.h5"), 6, "none");
+  ResultWriter count_mode(file("count.h5"), params_for(6, "none"));
   EXPECT_THROW(count_mode.append_boards(board, {}, id), std::logic_error);
 }
 
 TEST_F(ResultFile, PathThatIsADirectoryIsAWriteError) {
   stdfs::create_directory(file("out.h5"));
   try {
-    ResultWriter w(file("out.h5"), 8, "none");
+    ResultWriter w(file("out.h5"), params_for(8, "none"));
     FAIL() << "no error";
   } catch (const WriteError& e) {
     EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
@@ -400,7 +398,7 @@ TEST_F(ResultFile, PathThatIsADirectoryIsAWriteError) {
 }
 
 TEST_F(ResultFile, MissingDirectoryIsAWriteError) {
-  EXPECT_THROW(ResultWriter(file("missing/out.h5"), 8, "none"), WriteError);
+  EXPECT_THROW(ResultWriter(file("missing/out.h5"), params_for(8, "none")), WriteError);
 }
 
 TEST_F(ResultFile, ReadOnlyDirectoryIsAWriteError) {
@@ -411,7 +409,7 @@ TEST_F(ResultFile, ReadOnlyDirectoryIsAWriteError) {
   const std::string path = file("ro/out.h5");
   const int rc = run_in_child({.unprivileged = true}, [&] {
     try {
-      ResultWriter w(path, 8, "none");
+      ResultWriter w(path, params_for(8, "none"));
     } catch (const WriteError& e) {
       return std::string(e.what()).find("cannot write in directory") != std::string::npos ? 0 : 2;
     }
@@ -426,7 +424,7 @@ TEST_F(ResultFile, DiskFullDuringWriteIsAWriteErrorAndRemovesTheTemporaryFile) {
   const std::string path = file("out.h5");
   const int rc = run_in_child({.file_size_limit = 256 * 1024}, [&] {
     try {
-      ResultWriter w(path, 16, "all");
+      ResultWriter w(path, params_for(16, "all"));
       std::vector<std::uint8_t> boards(16 * 4096);
       std::vector<std::uint64_t> ids(4096);
       std::uint64_t x = 88172645463325252ull;
@@ -540,7 +538,7 @@ TEST_F(ResultFile, WritingMillionsOfBoardsKeepsMemoryBounded) {
       int rc = 0;
       if (write) {
         try {
-          ResultWriter w(path, n, "all");
+          ResultWriter w(path, params_for(n, "all"));
           std::vector<std::uint8_t> boards;
           std::vector<std::uint64_t> ids;
           std::array<std::uint8_t, n> perm;
@@ -565,10 +563,8 @@ TEST_F(ResultFile, WritingMillionsOfBoardsKeepsMemoryBounded) {
           }
           w.append_units(units);
           RunInfo info;
-          info.n = n;
-          info.mode = "boards";
-          info.boards_stored = "all";
-          info.status = "complete";
+          info.params = params_for(n, "all");
+          info.status = Status::complete;
           info.units_done = units.size();
           info.total = count;
           w.commit(info);
@@ -609,17 +605,14 @@ RunInfo write_wide(const std::string& path) {
   units[1].multiplicity = 2;
   units[1].solutions = 3;
   RunInfo info;
-  info.n = 29;
-  info.mode = "count";
-  info.boards_stored = "none";
-  info.depth = 1;
-  info.symmetry = "full";
-  info.status = "complete";
+  info.params = params_for(29, "none");
+  info.params.depth = 1;
+  info.status = Status::complete;
   info.units_total = info.units_done = 2;
   info.total = (core::Total{1} << 64) + 6;
   info.unique = (core::Total{1} << 64) * 5 + 7;   // synthetic: wider than 64 bits too
-  info.matches_known = "unknown";
-  ResultWriter w(path, 29, "none");
+  info.matches_known = core::KnownMatch::unknown;
+  ResultWriter w(path, info.params);
   w.append_units(units);
   w.commit(info);
   return info;
