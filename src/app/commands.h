@@ -19,4 +19,8 @@ void add_run_command(CLI::App& cli, Runner& run);
 void add_info_command(CLI::App& cli, Runner& run);
 void add_merge_command(CLI::App& cli, Runner& run);
 
+// Parses the command line, runs one subcommand and returns the process exit code; every error
+// becomes one line on stderr ("nqueens: error: ...") and its documented code.
+int run_command_line(int argc, char** argv);
+
 }  // namespace nq::app

@@ -7,6 +7,7 @@
 #include "app/exit_codes.h"
 #include "app/report.h"
 #include "app/result_files.h"
+#include "app/run_end.h"
 
 namespace nq::app {
 namespace {
@@ -96,14 +97,12 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   info.hosts.clear();
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};
-  info.status = store::Status::complete;
-  bool integrity_ok = true;
-  try {
-    finalize_totals(info, records, true);
-  } catch (const core::IntegrityError& e) {
-    std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
-    integrity_ok = false;
-  }
+  const Totals totals = decide_totals(info, records, first.units_total, false);
+  if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
+  RunFacts facts;
+  facts.complete = info.status == store::Status::complete;
+  facts.integrity_ok = totals.integrity_ok;
+  facts.matches_known = info.matches_known;
   write_result_file(out, info, std::move(records), [&](const BoardSink& sink) {
     std::vector<std::uint8_t> boards, sizes;
     std::vector<std::uint64_t> unit_ids;
@@ -116,7 +115,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.params.n << ", total "
             << core::to_decimal(info.total) << ", unique " << core::to_decimal(info.unique)
             << ", matches published: " << core::to_string(info.matches_known) << "\n";
-  return integrity_ok && info.matches_known != core::KnownMatch::mismatch ? int(kOk) : int(kVerifyFailed);
+  return exit_code(decide_ending(facts));
 }
 
 }  // namespace nq::app

@@ -12,6 +12,7 @@
 #include "app/progress.h"
 #include "app/report.h"
 #include "app/result_files.h"
+#include "app/run_end.h"
 #include "app/signals.h"
 #include "buildinfo/git_commit.h"
 #include "core/known_counts.h"
@@ -85,7 +86,11 @@ class MasterSession : public cluster::MasterHooks {
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
   void prepare_plan();
   proto::JobSpec prepare_files();
+  // The end of the run: gathers the facts, writes the result file, lets decide_totals and
+  // decide_ending (app/run_end.h) decide, and reports. Returns the exit code.
   int finish(const cluster::JobOutcome& outcome, double seconds);
+  void report(Ending ending, const store::RunInfo& info, bool integrity_ok, const cluster::JobOutcome& outcome,
+              std::size_t done, core::Total nodes) const;
 
   JobConfig c_;
   const cluster::MpiSession& mpi_;
@@ -264,9 +269,6 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
   const std::size_t done = records_.size();
-  // A stop signal ends the job now, even with every unit done: the Burnside search alone takes
-  // minutes at large N. The rerun then finds every unit in the journal and only finishes.
-  bool complete = done == units_in_shard_ && !stop_signal_received();
   store::RunInfo info;
   info.program_version = kProgramVersion;
   info.git_commit = kGitCommit;
@@ -278,68 +280,75 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   info.end_time = utc_now();
   info.wall_seconds = previous_wall_ + seconds;
   info.units_total = units_total_;
-  bool integrity_ok = true;
-  try {
-    const bool whole_job = complete && c_.params.shard.whole();
-    if (whole_job && c_.params.n >= kAnnounceBurnsideN)
-      std::cerr << "nqueens: Burnside check: counting the boards fixed by the half and quarter turns (N = "
-                << c_.params.n << ")\n";
-    try {
-      finalize_totals(info, records_, whole_job, stop_on_signal());
-    } catch (const core::Interrupted&) {
-      complete = false;   // stopped during the search: a partial file, as for any stop
-      finalize_totals(info, records_, false);
-    }
-  } catch (const core::IntegrityError& e) {
-    std::cerr << "nqueens: integrity check failed: " << e.what() << "\n";
-    integrity_ok = false;
-  }
-  info.status = complete ? store::Status::complete : store::Status::partial;
+  if (done == units_in_shard_ && !stop_signal_received() && c_.params.shard.whole() && c_.params.n >= kAnnounceBurnsideN)
+    std::cerr << "nqueens: Burnside check: counting the boards fixed by the half and quarter turns (N = "
+              << c_.params.n << ")\n";
+  const Totals totals = decide_totals(info, records_, units_in_shard_, stop_signal_received(), stop_on_signal());
+  if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
   core::Total nodes = 0;
   for (const auto& rec : records_) nodes += rec.nodes;
-  int code = kOk;
-  // After a journal write failure the boards cannot be streamed from it: no partial file then.
-  if (!(write_failure_ && c_.params.boards_mode())) {
+
+  RunFacts facts;
+  facts.file = FileWrite::skipped;
+  if (can_write_result(c_.params, write_failure_)) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
       // being written): OUT stays as it was, the journal has every finished unit.
       write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, c_.params.n, units_total_),
                         stop_on_new_signal());
+      facts.file = FileWrite::written;
     } catch (const store::WriteError& e) {
       std::cerr << "nqueens: error: " << e.what() << "\n";
-      code = kIoError;
+      facts.file = FileWrite::failed;
     } catch (const core::Interrupted& e) {
       std::cerr << "nqueens: stopped by signal " << stop_signal() << " while " << e.phase() << ": " << c_.out
                 << " was left as it was; the " << done << " finished units are in " << c_.out
                 << ".journal; rerun the same command to resume (exit " << kInterrupted << ")\n";
-      return kInterrupted;
+      facts.file = FileWrite::interrupted;
     }
   }
-  if (write_failure_ || code != kOk) {
-    if (write_failure_) std::cerr << "nqueens: error: " << *write_failure_msg_ << "\n";
-    std::cerr << "nqueens: finished units up to the failure are kept in " << c_.out
-              << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
-    return kIoError;
+  facts.journal_failed = write_failure_;
+  facts.rank_failed = outcome.rank_failure.has_value();
+  facts.verify_failed = outcome.failure.has_value();
+  facts.complete = info.status == store::Status::complete;
+  facts.integrity_ok = totals.integrity_ok;
+  facts.matches_known = info.matches_known;
+  const Ending ending = decide_ending(facts);
+  if (result_is_final(ending)) journal_->remove();
+  report(ending, info, totals.integrity_ok, outcome, done, nodes);
+  return exit_code(ending);
+}
+
+void MasterSession::report(Ending ending, const store::RunInfo& info, bool integrity_ok,
+                           const cluster::JobOutcome& outcome, std::size_t done, core::Total nodes) const {
+  const int code = exit_code(ending);
+  switch (ending) {
+    case Ending::write_interrupted:   // said when it happened
+      return;
+    case Ending::io_error:
+      if (write_failure_) std::cerr << "nqueens: error: " << *write_failure_msg_ << "\n";
+      std::cerr << "nqueens: finished units up to the failure are kept in " << c_.out
+                << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
+      return;
+    case Ending::rank_failed:
+      std::cerr << "nqueens: error: " << *outcome.rank_failure << "\nnqueens: the job was stopped: " << done
+                << " of " << units_in_shard_ << " units done are kept in " << c_.out << ".journal (partial result in "
+                << c_.out << "); fix the cause and rerun the same command to resume (exit " << code << ")\n";
+      return;
+    case Ending::verify_failed:
+      std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << done << " of "
+                << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
+                << c_.out << "); exit " << code << "\n";
+      return;
+    case Ending::interrupted:
+      std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << done << " of "
+                << units_in_shard_ << " units done; partial result in " << c_.out
+                << "; rerun the same command to resume (exit " << code << ")\n";
+      return;
+    case Ending::wrong_count:
+    case Ending::ok:
+      break;
   }
-  if (outcome.rank_failure) {
-    std::cerr << "nqueens: error: " << *outcome.rank_failure << "\nnqueens: the job was stopped: " << records_.size()
-              << " of " << units_in_shard_ << " units done are kept in " << c_.out << ".journal (partial result in "
-              << c_.out << "); fix the cause and rerun the same command to resume (exit " << kRankFailed << ")\n";
-    return kRankFailed;
-  }
-  if (outcome.failure) {
-    std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << done << " of "
-              << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
-              << c_.out << "); exit " << kVerifyFailed << "\n";
-    return kVerifyFailed;
-  }
-  if (!complete) {
-    std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << done << " of "
-              << units_in_shard_ << " units done; partial result in " << c_.out
-              << "; rerun the same command to resume (exit " << kInterrupted << ")\n";
-    return kInterrupted;
-  }
-  journal_->remove();
   CountReport r{c_.params.n, info.total, info.unique, {info.rot180_fixed, info.rot90_fixed}, info.wall_seconds,
                 nodes, outcome.total_threads, units_total_, c_.params.depth};
   if (!c_.params.shard.whole()) {
@@ -372,15 +381,15 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   if (!outcome.lost_workers.empty())
     std::cout << "note     " << outcome.lost_workers.size()
               << " worker rank(s) stopped answering; their batches were computed by the others\n";
-  if (integrity_ok && info.matches_known == core::KnownMatch::mismatch)
+  if (ending != Ending::wrong_count) return;
+  if (integrity_ok)
     std::cerr << "nqueens: verification failed: total " << core::to_decimal(info.total) << ", unique "
               << core::to_decimal(info.unique)
               << " differ from the published " << info.known_total << ", " << info.known_unique
-              << "; " << c_.out << " says matches_known = no (exit " << kVerifyFailed << ")\n";
-  if (!integrity_ok) std::cerr << "nqueens: " << c_.out << " says matches_known = " << core::to_string(info.matches_known)
-                               << " (exit " << kVerifyFailed << ")\n";
-  if (!integrity_ok || info.matches_known == core::KnownMatch::mismatch) return kVerifyFailed;
-  return kOk;
+              << "; " << c_.out << " says matches_known = no (exit " << code << ")\n";
+  else
+    std::cerr << "nqueens: " << c_.out << " says matches_known = " << core::to_string(info.matches_known)
+              << " (exit " << code << ")\n";
 }
 
 }  // namespace

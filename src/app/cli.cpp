@@ -1,0 +1,76 @@
+// The command line of `nqueens`: the subcommands, their checks, and parsing plus running one
+// of them with every error mapped to one line on stderr and a documented exit code
+// (app/exit_codes.h). main.cpp only calls run_command_line.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include "app/commands.h"
+#include "app/exit_codes.h"
+#include "buildinfo/git_commit.h"
+#include "core/types.h"
+#include "core/version.h"
+
+namespace nq::app {
+
+CLI::Validator whole_number(const std::string& what, long long lo, long long hi) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+          v = std::stoll(s, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == s.size() && !s.empty() && v >= lo && v <= hi) return {};
+        return what + " must be a whole number from " + std::to_string(lo) + " to " +
+               std::to_string(hi) + ", got '" + s + "'";
+      },
+      "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::kMaxN); }
+
+int run_command_line(int argc, char** argv) {
+  CLI::App cli{"nqueens: enumerate and count all solutions of the N-Queens puzzle"};
+  cli.set_version_flag("--version", std::string("nqueens ") + nq::kProgramVersion + " (" +
+                                        nq::kGitCommit + ")");
+  cli.require_subcommand(1);
+  Runner run;
+  add_solve_command(cli, run);
+  add_count_command(cli, run);
+  add_run_command(cli, run);
+  add_info_command(cli, run);
+  add_merge_command(cli, run);
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : cli.get_subcommands([](CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "nqueens: error: unknown command '" << argv[1] << "' (commands: " << names
+                << "; see nqueens --help)\n";
+      return kUsage;
+    }
+  }
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return cli.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return cli.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nqueens: error: " << e.what() << " (see nqueens --help)\n";
+    return kUsage;
+  }
+  try {
+    return run();
+  } catch (...) {
+    return report_current_exception();
+  }
+}
+
+}  // namespace nq::app

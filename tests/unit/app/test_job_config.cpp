@@ -1,0 +1,165 @@
+// Job files (TOML) and the checks of a job's settings (app/job_config.h).
+#include <gtest/gtest.h>
+#include <fstream>
+#include <functional>
+#include "app/exit_codes.h"
+#include "app/job_config.h"
+#include "store_test_util.h"
+
+using namespace nq;
+using app::Failure;
+using app::JobConfig;
+
+namespace {
+
+// The message of the error `f` throws, which must be a usage error (exit 2).
+std::string usage_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Failure& e) {
+    EXPECT_EQ(e.code(), app::kUsage) << e.what();
+    return e.what();
+  }
+  return "no error";
+}
+
+class JobFile : public store::test::TempDirTest {
+ protected:
+  std::string job(const std::string& text) {
+    const std::string path = file("job-" + std::to_string(count_++) + ".toml");
+    std::ofstream(path) << text;
+    return path;
+  }
+  // The error of reading `text` as a job file: its exit code must be the usage code.
+  std::string error_of(const std::string& text) {
+    const std::string path = job(text);
+    return usage_error([&] { app::read_job_file(path); });
+  }
+
+ private:
+  int count_ = 0;
+};
+
+std::string finalize_error(JobConfig c) {
+  return usage_error([&] { app::finalize_config(c); });
+}
+
+}  // namespace
+
+TEST_F(JobFile, EveryKeyIsReadIntoItsTypedValue) {
+  const JobConfig c = app::read_job_file(job(R"(
+description = "a test job"
+n = 12
+mode = "boards"
+boards = "class"
+symmetry = "none"
+depth = 3
+shard = "2/5"
+out = "x/y.h5"
+threads = 7
+progress_interval = 1.5
+checkpoint_interval = 3
+audit = 0.25
+time_limit = "01:00:00"
+)"));
+  EXPECT_EQ(c.params, (core::JobParams{12, core::Mode::boards, core::BoardSet::classes, 3, core::Symmetry::none, {2, 5}}));
+  EXPECT_EQ(c.out, "x/y.h5");
+  EXPECT_EQ(c.threads, 7);
+  EXPECT_EQ(c.progress_interval, 1.5);
+  EXPECT_EQ(c.checkpoint_interval, 3.0);
+  EXPECT_EQ(c.audit, 0.25);
+  EXPECT_EQ(c.time_limit, "01:00:00");
+}
+
+TEST_F(JobFile, UnsetKeysKeepTheDefaults) {
+  const JobConfig c = app::read_job_file(job("n = 9\n"));
+  EXPECT_EQ(c.params, (core::JobParams{9, core::Mode::count, core::BoardSet::all, 0, core::Symmetry::full, {0, 1}}));
+  EXPECT_EQ(c.out, "");
+  EXPECT_EQ(c.audit, 1.0 / 64);
+}
+
+TEST_F(JobFile, ErrorsNameTheFileTheKeyAndWhatIsWrong) {
+  const struct {
+    const char* text;
+    const char* expected;
+  } cases[] = {
+      {"mode = \"count\"\n", "key 'n' (the board size) is missing"},
+      {"n = 8\nspeed = 3\n", "unknown key 'speed' (known: n, mode, out"},
+      {"n = \"8\"\n", "key 'n' must be an integer"},
+      {"n = 40\n", "key 'n' = 40 is outside 1..32"},
+      {"n = 8\ndepth = -1\n", "key 'depth' = -1 is outside 0..32"},
+      {"n = 8\nmode = \"fast\"\n", "key 'mode' = \"fast\" is not one of count, boards"},
+      {"n = 8\nsymmetry = \"rotation\"\n", "key 'symmetry' = \"rotation\" is not one of none, mirror, full"},
+      {"n = 8\nboards = \"classes\"\n", "key 'boards' = \"classes\" is not one of all, class"},
+      {"n = 8\nshard = \"4/4\"\n", "key 'shard': shard '4/4' must be i/n with 0 <= i < n (e.g. 0/4)"},
+      {"n = 8\nshard = 2\n", "key 'shard' must be a string like \"0/4\""},
+      {"n = 8\nprogress_interval = 0\n", "key 'progress_interval' must be a number of seconds in (0, 86400]"},
+      {"n = 8\naudit = 1.5\n", "key 'audit' must be a number from 0 to 1"},
+      {"n = 8\nn = 9\n", "line 2: "},
+      {"n = [8\n", "line "},
+  };
+  for (const auto& c : cases) {
+    const std::string what = error_of(c.text);
+    EXPECT_NE(what.find("job file " + file("")), std::string::npos) << what;
+    EXPECT_NE(what.find(c.expected), std::string::npos) << c.text << " -> " << what;
+  }
+}
+
+TEST_F(JobFile, AMissingFileIsAUsageError) {
+  EXPECT_EQ(usage_error([&] { app::read_job_file(file("none.toml")); }),
+            "job file " + file("none.toml") + ": not found or not a regular file");
+}
+
+TEST(JobConfig, FinalizeFillsTheDefaultOutputFromTheParameters) {
+  JobConfig c;
+  c.params.n = 10;
+  app::finalize_config(c);
+  EXPECT_EQ(c.out, "results/nqueens-n10-count.h5");
+  EXPECT_EQ(c.params.symmetry, core::Symmetry::full);   // the default reduction
+  c = JobConfig{};
+  c.params.n = 8;
+  c.params.mode = core::Mode::boards;
+  c.params.shard = {1, 4};
+  app::finalize_config(c);
+  EXPECT_EQ(c.out, "results/nqueens-n8-boards-shard1of4.h5");
+  c.out = "mine.h5";
+  app::finalize_config(c);
+  EXPECT_EQ(c.out, "mine.h5");
+}
+
+TEST(JobConfig, CountModeIgnoresTheBoardSetSoEqualJobsHaveEqualParameters) {
+  JobConfig a, b;
+  a.params.n = b.params.n = 8;
+  b.params.boards = core::BoardSet::classes;   // e.g. `boards = "class"` left in a count job file
+  app::finalize_config(a);
+  app::finalize_config(b);
+  EXPECT_EQ(a.params, b.params);
+  b.params.mode = core::Mode::boards;
+  b.params.boards = core::BoardSet::classes;
+  app::finalize_config(b);
+  EXPECT_EQ(b.params.boards, core::BoardSet::classes);
+}
+
+TEST(JobConfig, FinalizeRefusesJobsThatCannotRun) {
+  JobConfig c;
+  EXPECT_NE(finalize_error(c).find("N is missing or outside 1..32"), std::string::npos);
+  c.params.n = 8;
+  c.params.depth = 9;
+  EXPECT_EQ(finalize_error(c), "depth 9 exceeds N = 8");
+  c.params.depth = 0;
+  c.params.n = 21;
+  c.params.mode = core::Mode::boards;
+  EXPECT_NE(finalize_error(c).find("boards mode stores every solution; N = 21"), std::string::npos);
+  c.params.n = 8;
+  c.audit = -0.5;
+  EXPECT_NE(finalize_error(c).find("--audit must be a number from 0 to 1"), std::string::npos);
+  c.audit = 0;
+  c.checkpoint_interval = 4000;
+  EXPECT_EQ(finalize_error(c), "--checkpoint-interval must be a number of seconds in (0, 3600]");
+}
+
+TEST(JobConfig, AShardFlagIsAUsageErrorNamingTheFlag) {
+  EXPECT_EQ(app::parse_shard("3/8", "--shard"), (core::Shard{3, 8}));
+  EXPECT_EQ(usage_error([] { app::parse_shard("1/0", "--shard"); }),
+            "--shard: shard '1/0' must be i/n with 0 <= i < n (e.g. 0/4)");
+}
