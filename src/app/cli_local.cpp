@@ -77,8 +77,8 @@ void add_count_command(CLI::App& cli, Runner& run) {
     run = [o] {
       const int threads = o->threads ? o->threads : core::usable_cpus();
       if (o->depth > o->n)
-        throw Failure(kUsage, "--depth " + std::to_string(o->depth) + " exceeds N = " +
-                                  std::to_string(o->n));
+        throw ExitError(kUsage, "--depth " + std::to_string(o->depth) + " exceeds N = " +
+                                    std::to_string(o->n));
       // The full rotation/reflection reduction: the fastest exact plan (see core/units.h).
       constexpr auto kSymmetry = core::Symmetry::full;
       const int depth = o->depth ? o->depth : core::default_depth(o->n, 64ULL * threads, kSymmetry);

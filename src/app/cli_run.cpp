@@ -88,7 +88,7 @@ void add_info_command(CLI::App& cli, Runner& run) {
       try {
         i = store::ResultReader(*file).info();
       } catch (const store::NotAResultFile& e) {
-        throw Failure(kBadInput, e.what());
+        throw ExitError(kBadInput, e.what());
       }
       const auto row = [](const char* k, const auto& v) { std::cout << std::left << std::setw(16) << k << v << "\n"; };
       row("file", *file);

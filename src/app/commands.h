@@ -1,5 +1,5 @@
 // The subcommands of `nqueens`: each registers its options on the CLI and returns the
-// function that runs it (called after parsing). Errors are thrown as app::Failure.
+// function that runs it (called after parsing). Errors are thrown as app::ExitError.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>

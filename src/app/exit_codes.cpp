@@ -12,7 +12,7 @@ int report_current_exception(const std::string& where) {
   const std::string error = "nqueens: error: " + where;
   try {
     throw;
-  } catch (const Failure& e) {
+  } catch (const ExitError& e) {
     std::cerr << (e.code() == kInterrupted ? "nqueens: " + where : error) << e.what() << "\n";
     return e.code();
   } catch (const nq::core::Interrupted& e) {

@@ -17,10 +17,11 @@ enum ExitCode : int {
   kInterrupted = 75,   // SIGTERM/SIGUSR1: partial file written, rerun the same command
 };
 
-// A failure that maps to an exit code; what() is the one line shown to the user.
-class Failure : public std::runtime_error {
+// An error that ends the command with a documented exit code (not h5::Failure, the store's
+// read/write kind); what() is the one line shown to the user.
+class ExitError : public std::runtime_error {
  public:
-  Failure(ExitCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  ExitError(ExitCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
   ExitCode code() const { return code_; }
 
  private:

@@ -10,7 +10,7 @@ namespace nq::app {
 namespace {
 
 [[noreturn]] void bad(const std::string& where, const std::string& what) {
-  throw Failure(kUsage, where + ": " + what);
+  throw ExitError(kUsage, where + ": " + what);
 }
 
 template <class T>
@@ -49,7 +49,7 @@ double get_interval(const toml::node& node, const std::string& where, const std:
 
 void check_interval(double v, const char* flag, double hi) {
   if (!valid_interval(v, hi))
-    throw Failure(kUsage, std::string(flag) + " must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
+    throw ExitError(kUsage, std::string(flag) + " must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
 }
 
 // The audit share: the one rule for the key and the flag.
@@ -62,7 +62,7 @@ core::Shard parse_shard(const std::string& s, const std::string& what) {
   try {
     return core::parse_shard(s);
   } catch (const std::invalid_argument& e) {
-    throw Failure(kUsage, what + ": " + e.what());
+    throw ExitError(kUsage, what + ": " + e.what());
   }
 }
 
@@ -110,17 +110,17 @@ JobConfig read_job_file(const std::string& path) {
 void finalize_config(JobConfig& c) {
   core::JobParams& p = c.params;
   if (p.n < 1 || p.n > core::kMaxN)
-    throw Failure(kUsage, "N is missing or outside 1.." + std::to_string(core::kMaxN) +
-                              " (give --n or a job file with n = ...)");
+    throw ExitError(kUsage, "N is missing or outside 1.." + std::to_string(core::kMaxN) +
+                                " (give --n or a job file with n = ...)");
   if (p.depth > p.n)
-    throw Failure(kUsage, "depth " + std::to_string(p.depth) + " exceeds N = " + std::to_string(p.n));
+    throw ExitError(kUsage, "depth " + std::to_string(p.depth) + " exceeds N = " + std::to_string(p.n));
   if (p.boards_mode() && p.n > 20)
-    throw Failure(kUsage, "boards mode stores every solution; N = " + std::to_string(p.n) +
-                              " would need petabytes (use count mode, or N <= 20)");
+    throw ExitError(kUsage, "boards mode stores every solution; N = " + std::to_string(p.n) +
+                                " would need petabytes (use count mode, or N <= 20)");
   if (!p.boards_mode()) p.boards = core::BoardSet::all;
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
-  if (!valid_audit(c.audit)) throw Failure(kUsage, std::string("--audit ") + kAuditRule);
+  if (!valid_audit(c.audit)) throw ExitError(kUsage, std::string("--audit ") + kAuditRule);
   if (c.out.empty())
     c.out = "results/nqueens-n" + std::to_string(p.n) + "-" + core::to_string(p.mode) +
             (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +

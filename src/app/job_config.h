@@ -19,15 +19,15 @@ struct JobConfig {
   std::string time_limit;           // for slurm/submit only
 };
 
-// Parses a job file; throws Failure(kUsage) naming the file, the key and what is wrong
+// Parses a job file; throws ExitError(kUsage) naming the file, the key and what is wrong
 // (unknown key, wrong type, value out of range, TOML syntax error with line).
 JobConfig read_job_file(const std::string& path);
 
 // Checks the merged configuration and fills in defaults (the board set is `all` in count mode,
-// so equal jobs have equal parameters); throws Failure(kUsage).
+// so equal jobs have equal parameters); throws ExitError(kUsage).
 void finalize_config(JobConfig& c);
 
-// "i/n" with 0 <= i < n; throws Failure(kUsage) starting with `what` (the flag or the key).
+// "i/n" with 0 <= i < n; throws ExitError(kUsage) starting with `what` (the flag or the key).
 core::Shard parse_shard(const std::string& s, const std::string& what);
 
 }  // namespace nq::app

@@ -25,8 +25,8 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
     diffs.push_back({"units_total", std::to_string(a.units_total), std::to_string(b.units_total)});
   if (a.program_version != b.program_version) diffs.push_back({"program_version", a.program_version, b.program_version});
   if (!diffs.empty())
-    throw Failure(kRefused, "merge: " + file_b + " has " + diffs[0].name + " = " + diffs[0].b + " but " + file_a +
-                                " has " + diffs[0].a + "; shards of different jobs cannot be merged");
+    throw ExitError(kRefused, "merge: " + file_b + " has " + diffs[0].name + " = " + diffs[0].b + " but " + file_a +
+                                  " has " + diffs[0].a + "; shards of different jobs cannot be merged");
 }
 
 }  // namespace
@@ -34,16 +34,16 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
 int merge_shards(const std::string& out, const std::vector<std::string>& shards, bool force) {
   std::error_code dir_ec;
   if (std::filesystem::is_directory(out, dir_ec))   // exit 4 like `run --out DIR` (docs/usage.md, exit codes)
-    throw Failure(kIoError, "merge: output " + out + " is a directory; give a file path");
+    throw ExitError(kIoError, "merge: output " + out + " is a directory; give a file path");
   std::vector<std::unique_ptr<store::ResultReader>> readers;
   for (const auto& s : shards) {
     std::error_code ec;   // a missing OUT is not equivalent to anything
     if (std::filesystem::equivalent(s, out, ec))
-      throw Failure(kUsage, "merge: the output " + out + " is also given as a shard");
+      throw ExitError(kUsage, "merge: the output " + out + " is also given as a shard");
     try {
       readers.push_back(std::make_unique<store::ResultReader>(s));
     } catch (const store::NotAResultFile& e) {
-      throw Failure(kBadInput, std::string("merge: ") + e.what());
+      throw ExitError(kBadInput, std::string("merge: ") + e.what());
     }
   }
   const store::RunInfo& first = readers.front()->info();
@@ -52,20 +52,20 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
     const auto& info = readers[i]->info();
     require_same(first, info, shards.front(), shards[i]);
     if (info.status != store::Status::complete)
-      throw Failure(kRefused, "merge: " + shards[i] + " is partial (" + std::to_string(info.units_done) +
-                                  " units); finish it first by rerunning its job");
+      throw ExitError(kRefused, "merge: " + shards[i] + " is partial (" + std::to_string(info.units_done) +
+                                    " units); finish it first by rerunning its job");
     if (!indices.insert(info.params.shard.index).second)
-      throw Failure(kRefused, "merge: shard " + core::to_string(info.params.shard) + " is given twice (overlap)");
+      throw ExitError(kRefused, "merge: shard " + core::to_string(info.params.shard) + " is given twice (overlap)");
   }
   std::string missing;
   for (int i = 0; i < first.params.shard.count; ++i)
     if (!indices.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
   if (!missing.empty())
-    throw Failure(kRefused, "merge: shards missing (gap): " + missing + " of " + std::to_string(first.params.shard.count));
+    throw ExitError(kRefused, "merge: shards missing (gap): " + missing + " of " + std::to_string(first.params.shard.count));
 
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && read_result_info(out).status == store::Status::complete && !force)
-    throw Failure(kRefused, out + " already holds a complete result; pass --force to overwrite it");
+    throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");
 
   std::vector<store::UnitRecord> records;
   std::set<std::uint64_t> ids;
@@ -76,8 +76,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
     const auto& si = readers[i]->info();
     for (const auto& u : readers[i]->units()) {
       if (!si.params.shard.contains(u.id) || !ids.insert(u.id).second)
-        throw Failure(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
-                                     ", which is not part of its shard or appears twice");
+        throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
+                                       ", which is not part of its shard or appears twice");
       records.push_back(u);
     }
     info.wall_seconds += si.wall_seconds;
@@ -92,8 +92,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
     }
   }
   if (records.size() != first.units_total)
-    throw Failure(kBadInput, "merge: the shards hold " + std::to_string(records.size()) + " units, the job has " +
-                                 std::to_string(first.units_total));
+    throw ExitError(kBadInput, "merge: the shards hold " + std::to_string(records.size()) + " units, the job has " +
+                                   std::to_string(first.units_total));
   info.hosts.clear();
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};

@@ -110,7 +110,7 @@ enum class Known { counted, estimated, more_than };
         break;
       }
   }
-  throw Failure(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
+  throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
 }
 
 }  // namespace

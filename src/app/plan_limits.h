@@ -35,7 +35,7 @@ PlanCost count_cost();
 // estimate (core::estimate_sizes, well under a second), which refuses a plan that is clearly
 // too big; then on the exact count, which stops as soon as it passes the limit. `announce` is
 // called with the estimate before the exact count when that count takes a noticeable time.
-// Throws Failure(kUsage) with a one-line message naming the plan, the limit and a depth (and
+// Throws ExitError(kUsage) with a one-line message naming the plan, the limit and a depth (and
 // --shard count) that works; core::Interrupted when `stop` says so.
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
                                 const std::function<void(double units)>& announce = {});

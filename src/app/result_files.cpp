@@ -11,8 +11,8 @@ store::RunInfo read_result_info(const std::string& path) {
   try {
     return store::ResultReader(path).info();
   } catch (const store::NotAResultFile& e) {
-    throw Failure(kRefused, path + " exists and is not a readable nqueens result file (" + e.what() +
-                                "); refusing to overwrite it: move it away or choose another --out");
+    throw ExitError(kRefused, path + " exists and is not a readable nqueens result file (" + e.what() +
+                                  "); refusing to overwrite it: move it away or choose another --out");
   }
 }
 

@@ -11,7 +11,7 @@
 
 namespace nq::app {
 
-// The root attributes of an existing file; Failure(kRefused) if the path holds something that
+// The root attributes of an existing file; ExitError(kRefused) if the path holds something that
 // is not an nqueens result file (we never overwrite what we did not write).
 store::RunInfo read_result_info(const std::string& path);
 

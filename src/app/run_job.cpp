@@ -64,7 +64,7 @@ class MasterSession : public cluster::MasterHooks {
   MasterSession(JobConfig c, const cluster::MpiSession& mpi, std::string hosts)
       : c_(std::move(c)), mpi_(mpi), hosts_(std::move(hosts)) {}
 
-  // Checks the output, opens (or resumes) the journal. Throws Failure.
+  // Checks the output, opens (or resumes) the journal. Throws ExitError.
   proto::JobSpec prepare();
   int run(const proto::JobSpec& job);
 
@@ -115,10 +115,10 @@ proto::JobSpec MasterSession::prepare() {
     prepare_plan();
     return prepare_files();
   } catch (const core::Interrupted& e) {
-    throw Failure(kInterrupted, "stopped by signal " + std::to_string(stop_signal()) + " while " + e.phase() +
-                                    ": " + c_.out + " was not changed (finished units, if any, are in " + c_.out +
-                                    ".journal); rerun the same command to resume (exit " +
-                                    std::to_string(kInterrupted) + ")");
+    throw ExitError(kInterrupted, "stopped by signal " + std::to_string(stop_signal()) + " while " + e.phase() +
+                                      ": " + c_.out + " was not changed (finished units, if any, are in " + c_.out +
+                                      ".journal); rerun the same command to resume (exit " +
+                                      std::to_string(kInterrupted) + ")");
   }
 }
 
@@ -126,13 +126,13 @@ void MasterSession::prepare_plan() {
   const fs::path out(c_.out);
   std::error_code ec;
   if (fs::is_directory(out, ec))
-    throw Failure(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
+    throw ExitError(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
   if (fs::exists(out, ec)) {
-    const auto previous = read_result_info(c_.out);   // throws Failure(kRefused) if foreign
+    const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
     if (previous.status == store::Status::complete && !c_.force)
-      throw Failure(kRefused, c_.out + " already holds a complete result (N = " +
-                                  std::to_string(previous.params.n) + ", total " + core::to_decimal(previous.total) +
-                                  "); pass --force to recompute it, or choose another --out");
+      throw ExitError(kRefused, c_.out + " already holds a complete result (N = " +
+                                    std::to_string(previous.params.n) + ", total " + core::to_decimal(previous.total) +
+                                    "); pass --force to recompute it, or choose another --out");
     if (previous.status == store::Status::partial && !c_.force) {
       previous_wall_ = previous.wall_seconds;
       start_time_ = previous.start_time;
@@ -153,9 +153,9 @@ void MasterSession::prepare_plan() {
   try {
     records_.reserve(units_in_shard_);
   } catch (const std::bad_alloc&) {
-    throw Failure(kUsage, "this machine cannot give the master " +
-                              std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
-                              std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
+    throw ExitError(kUsage, "this machine cannot give the master " +
+                                std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
+                                std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
   }
 }
 
@@ -164,7 +164,7 @@ proto::JobSpec MasterSession::prepare_files() {
   std::error_code ec;
   if (out.has_parent_path()) {
     fs::create_directories(out.parent_path(), ec);
-    if (ec) throw Failure(kIoError, "cannot create directory " + out.parent_path().string() + ": " + ec.message());
+    if (ec) throw ExitError(kIoError, "cannot create directory " + out.parent_path().string() + ": " + ec.message());
   }
   const std::string journal_path = c_.out + ".journal";
   if (c_.force) fs::remove(journal_path, ec);
@@ -177,8 +177,8 @@ proto::JobSpec MasterSession::prepare_files() {
   for (const auto& r : journal_->take_recovered()) {   // the journal's copy is freed after the loop
     poll.tick();
     if (r.id >= units_total_ || !in_shard(r.id))
-      throw Failure(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
-                                   ", which is not part of this job");
+      throw ExitError(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
+                                     ", which is not part of this job");
     if (done_[r.id]) continue;   // a unit journaled twice (recomputed after a crash): keep one
     done_[r.id] = true;
     records_.push_back(r);

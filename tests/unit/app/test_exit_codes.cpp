@@ -26,15 +26,15 @@ std::pair<int, std::string> reported(const E& e) {
 }  // namespace
 
 TEST(ExitCodes, EveryErrorKindMapsToItsDocumentedCode) {
-  EXPECT_EQ(reported(app::Failure(app::kRefused, "no")), (std::pair<int, std::string>{5, "nqueens: error: no\n"}));
-  EXPECT_EQ(reported(app::Failure(app::kUsage, "bad flag")).first, 2);
+  EXPECT_EQ(reported(app::ExitError(app::kRefused, "no")), (std::pair<int, std::string>{5, "nqueens: error: no\n"}));
+  EXPECT_EQ(reported(app::ExitError(app::kUsage, "bad flag")).first, 2);
   EXPECT_EQ(reported(store::NotAResultFile("x.h5")).first, 3);
   EXPECT_EQ(reported(store::CorruptJournal("j")).first, 3);
   EXPECT_EQ(reported(store::WriteError("disk full")).first, 4);
   EXPECT_EQ(reported(store::ParameterMismatch("depth")).first, 5);
   EXPECT_EQ(reported(core::IntegrityError("overflow")).first, 6);
   EXPECT_EQ(reported(core::Interrupted("counting")).first, 75);
-  EXPECT_EQ(reported(app::Failure(app::kInterrupted, "stopped")), (std::pair<int, std::string>{75, "nqueens: stopped\n"}));
+  EXPECT_EQ(reported(app::ExitError(app::kInterrupted, "stopped")), (std::pair<int, std::string>{75, "nqueens: stopped\n"}));
   EXPECT_EQ(reported(proto::ProtocolError("garbled")).first, 1);
   EXPECT_EQ(reported(std::runtime_error("bug")), (std::pair<int, std::string>{1, "nqueens: internal error: bug\n"}));
   EXPECT_EQ(reported(42).first, 1);

@@ -7,7 +7,7 @@
 #include "store_test_util.h"
 
 using namespace nq;
-using app::Failure;
+using app::ExitError;
 using app::JobConfig;
 
 namespace {
@@ -16,7 +16,7 @@ namespace {
 std::string usage_error(const std::function<void()>& f) {
   try {
     f();
-  } catch (const Failure& e) {
+  } catch (const ExitError& e) {
     EXPECT_EQ(e.code(), app::kUsage) << e.what();
     return e.what();
   }

@@ -8,7 +8,7 @@
 #include "store_test_util.h"
 
 using namespace nq;
-using app::Failure;
+using app::ExitError;
 
 namespace {
 
@@ -31,7 +31,7 @@ class Merge : public store::test::TempDirTest {
                                       const std::string& out_name = "merged.h5") {
     try {
       app::merge_shards(file(out_name), files, force);
-    } catch (const Failure& e) {
+    } catch (const ExitError& e) {
       return {e.code(), e.what()};
     }
     return {0, "no error"};
