@@ -2,6 +2,7 @@
 #include <algorithm>
 #include "app/exit_codes.h"
 #include "app/report.h"
+#include "cluster/fault_injection.h"
 #include "core/known_counts.h"
 #include "core/symmetry.h"
 
@@ -77,6 +78,7 @@ void write_result_file(const std::string& path, const store::RunInfo& info,
     poll.check();
     writer.append_units(std::span(records).subspan(i, std::min(kSlice, records.size() - i)));
   }
+  cluster::inject_write_fault();
   if (info.params.boards_mode())
     boards([&](auto b, auto c, auto ids) {
       poll.check();

@@ -15,6 +15,7 @@
 #include "app/run_end.h"
 #include "app/signals.h"
 #include "buildinfo/git_commit.h"
+#include "cluster/fault_injection.h"
 #include "core/known_counts.h"
 #include "core/symmetry.h"
 #include "core/version.h"
@@ -213,6 +214,7 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
       done_[rec.id] = true;
       records_.push_back(rec);
     }
+    cluster::inject_journal_fault(records_.size(), [this] { journal_->sync(); });
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_sync_).count() >= c_.checkpoint_interval) {
       journal_->sync();
       last_sync_ = std::chrono::steady_clock::now();

@@ -1,7 +1,9 @@
 #include "cluster/fault_injection.h"
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,80 +15,110 @@ struct Fault {
   std::string kind;
   std::uint64_t unit = 0;
   std::optional<int> rank;
-  bool hits(std::uint64_t id, int on_rank) const {
-    return !kind.empty() && id == unit && (!rank || *rank == on_rank);
-  }
+  std::atomic<bool> done{false};   // a once-per-process kind struck already
+  bool hits(std::uint64_t id, int on_rank) const { return id == unit && (!rank || *rank == on_rank); }
 };
-Fault parse_fault() {
-  const char* env = std::getenv("NQUEENS_INJECT_FAULT");
-  if (!env) return {};
-  const std::string s(env);
+using Faults = std::vector<std::unique_ptr<Fault>>;
+
+// One spec KIND:UNIT[@RANK]; nullptr if malformed (a malformed spec injects nothing).
+std::unique_ptr<Fault> parse_one(const std::string& s) {
   const auto colon = s.find(':');
-  if (colon == std::string::npos) return {};
-  Fault f{s.substr(0, colon), 0, std::nullopt};
+  if (colon == std::string::npos || colon == 0) return nullptr;
+  auto f = std::make_unique<Fault>();
+  f->kind = s.substr(0, colon);
   try {
     const auto at = s.find('@', colon);
-    f.unit = std::stoull(s.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1));
-    if (at != std::string::npos) f.rank = std::stoi(s.substr(at + 1));
+    f->unit = std::stoull(s.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1));
+    if (at != std::string::npos) f->rank = std::stoi(s.substr(at + 1));
   } catch (const std::exception&) {
-    return {};   // a malformed spec injects nothing
+    return nullptr;
   }
   return f;
 }
-const Fault& fault() {
-  static const Fault f = parse_fault();
-  return f;
+Faults parse_faults() {
+  Faults faults;
+  const char* env = std::getenv("NQUEENS_INJECT_FAULT");
+  if (!env) return faults;
+  const std::string s(env);
+  for (std::size_t begin = 0; begin <= s.size();) {
+    const auto comma = std::min(s.find(',', begin), s.size());
+    if (auto f = parse_one(s.substr(begin, comma - begin))) faults.push_back(std::move(f));
+    begin = comma + 1;
+  }
+  return faults;
 }
-std::atomic<bool> g_done{false};   // the once-per-process kinds struck already
+// The fault of this kind, nullptr if none was asked for (the normal case).
+Fault* fault(std::string_view kind) {
+  static const Faults faults = parse_faults();
+  for (const auto& f : faults)
+    if (f->kind == kind) return f.get();
+  return nullptr;
+}
 }  // namespace
 
 void inject_batch_fault(proto::ResultBatch& batch) {
-  const Fault& f = fault();
-  const bool always = f.kind == "wrong-always";
-  if (!always && f.kind != "garble" && f.kind != "wrong" && f.kind != "duplicate") return;
-  if (g_done && !always) return;
-  for (auto& r : batch.results) {
-    if (!f.hits(r.id, r.rank)) continue;
-    if (!always && g_done.exchange(true)) return;
-    if (f.kind == "garble") r.solutions ^= 1;
-    if (f.kind == "wrong" || always) {
-      r.solutions += 1;
-      r.check = proto::result_check(r);   // a consistent lie: the checksum cannot catch it
-    }
-    if (f.kind == "duplicate") {
-      batch.results.push_back(r);
-      return;
+  for (const char* kind : {"garble", "wrong", "wrong-always", "duplicate"}) {
+    Fault* f = fault(kind);
+    if (!f) continue;
+    const bool always = f->kind == "wrong-always";
+    if (!always && f->done) continue;
+    for (std::size_t i = 0; i < batch.results.size(); ++i) {
+      auto& r = batch.results[i];
+      if (!f->hits(r.id, r.rank)) continue;
+      if (!always && f->done.exchange(true)) break;
+      if (f->kind == "garble") r.solutions ^= 1;
+      if (f->kind == "wrong" || always) {
+        r.solutions += 1;
+        r.check = proto::result_check(r);   // a consistent lie: the checksum cannot catch it
+      }
+      if (f->kind == "duplicate") {
+        batch.results.push_back(r);
+        break;
+      }
     }
   }
 }
 
 void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded) {
-  const Fault& f = fault();
-  if (f.kind != "undecodable" || g_done) return;
+  Fault* f = fault("undecodable");
+  if (!f || f->done) return;
   for (const auto& r : batch.results)
-    if (f.hits(r.id, r.rank) && !g_done.exchange(true)) {
+    if (f->hits(r.id, r.rank) && !f->done.exchange(true)) {
       encoded.resize(encoded.size() / 2);
       return;
     }
 }
 
 void inject_unit_fault(std::uint64_t unit, int rank) {
-  if (fault().kind == "throw" && fault().hits(unit, rank))
+  if (const Fault* f = fault("throw"); f && f->hits(unit, rank))
     throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=throw:" + std::to_string(unit));
 }
 
 void inject_master_fault(const std::vector<core::WorkUnit>& units) {
-  if (fault().kind != "master-throw") return;
+  const Fault* f = fault("master-throw");
+  if (!f) return;
   for (const auto& u : units)
-    if (u.id == fault().unit)
+    if (u.id == f->unit)
       throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=master-throw:" + std::to_string(u.id));
 }
 
 void inject_work_fault(const proto::WorkBatch& batch, int rank) {
-  if (fault().kind != "hang") return;
+  const Fault* f = fault("hang");
+  if (!f) return;
   for (const auto& u : batch.units)
-    if (fault().hits(u.id, rank) || (fault().rank == rank && u.id >= fault().unit))
+    if (f->hits(u.id, rank) || (f->rank == rank && u.id >= f->unit))
       for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+void inject_journal_fault(std::uint64_t journaled, const std::function<void()>& sync) {
+  Fault* f = fault("stop-after");
+  if (!f || journaled < f->unit || f->done.exchange(true)) return;
+  sync();
+  std::raise(SIGSTOP);
+}
+
+void inject_write_fault() {
+  if (Fault* f = fault("stop-writing"); f && !f->done.exchange(true)) std::raise(SIGSTOP);
 }
 
 }  // namespace nq::cluster

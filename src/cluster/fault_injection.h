@@ -1,5 +1,6 @@
 // Fault injection for the `faults` test tier: NQUEENS_INJECT_FAULT=KIND:UNIT_ID[@RANK] makes the
-// rank that computes UNIT_ID misbehave (only rank RANK when given). KIND is
+// rank that computes UNIT_ID misbehave (only rank RANK when given); several faults are separated
+// by commas (stop-after:40,stop-writing:0). KIND is
 //   garble       - the result's count changes after its checksum was taken (a bit flip on the
 //                  way); once per process
 //   duplicate    - the result is sent twice in its batch; once per process
@@ -15,8 +16,17 @@
 //   hang         - the rank stops answering when it receives the unit (with @RANK: that unit
 //                  or any later one, so the rank is sure to strike): its main thread sleeps for
 //                  ever and sends nothing (a hung node, SIGSTOP, a dead link)
-// Unset (the normal case), nothing happens. Called by ComputePool and the worker loop only.
+// The stop kinds give a test a known moment to strike at (kill -9, a signal, a full disk), on
+// a fast or a slow machine alike: the master stops itself (SIGSTOP, once per process), the test
+// waits until it is stopped, acts, and sends SIGCONT. UNIT_ID is then a count, not an id:
+//   stop-after   - once its journal holds at least UNIT_ID units, synced to disk (a resumed run
+//                  counts the units it found in the journal)
+//   stop-writing - while it writes the result file: the temporary file exists and holds the
+//                  unit table, the boards (if any) and the commit are still to come (UNIT_ID: 0)
+// Unset (the normal case), nothing happens. Called by ComputePool, the worker loop and the
+// master's journal and result-file writers only.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 #include "proto/messages.h"
@@ -32,5 +42,10 @@ void inject_unit_fault(std::uint64_t unit, int rank);
 void inject_master_fault(const std::vector<core::WorkUnit>& units);
 // A work batch arrived at `rank`: never returns for `hang`.
 void inject_work_fault(const proto::WorkBatch& batch, int rank);
+// The master's journal holds `journaled` units: for `stop-after`, calls sync() (so they are on
+// disk) and stops the process, the first time journaled >= UNIT_ID.
+void inject_journal_fault(std::uint64_t journaled, const std::function<void()>& sync);
+// The master wrote the result file's unit table: stops the process for `stop-writing`.
+void inject_write_fault();
 
 }  // namespace nq::cluster

@@ -1,15 +1,21 @@
 """Restart: the job is interrupted (SIGTERM/SIGUSR1 to the master, kill -9 of the master or of a
-worker) and the same command, rerun, resumes and gives exactly the uninterrupted result."""
+worker) and the same command, rerun, resumes and gives exactly the uninterrupted result.
+
+Moments: the master stops itself (injected fault stop-after:K, src/cluster/fault_injection.h)
+once its journal holds K units, synced; the test strikes while it is held there and continues
+it. So every interruption lands in the middle of the job with at least K units on disk, however
+fast or slow the machine is."""
 import os
 import signal
-from pathlib import Path
 
 import pytest
 
-from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, pid_of_rank, run, start,
-                      wait_for_journal_records)
+from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, fault_env, journal_of,
+                      journaled_units, kill_group, pid_of_rank, resumed_units, run, start, stop_after,
+                      when_stopped)
 
-N, DEPTH = 17, 5     # mirror plan: ~3 s on 2 cores, ~250,000 small units: easy to stop in the middle
+N, DEPTH = 16, 5     # mirror plan: ~73,000 small units
+STOP_AT = 300        # journaled units when the master holds
 
 
 def args(out, mode="count"):
@@ -24,61 +30,68 @@ def reference(tmp_path_factory):
     return out
 
 
+def strike(cmd, ranks, act, at=STOP_AT):
+    """Runs `cmd` with its master set to stop once `at` units are journaled, calls act(proc,
+    master pid) there, continues the master and returns (returncode, stderr)."""
+    proc = start(cmd, ranks=ranks, extra_env=fault_env(stop_after(at)))
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, lambda: act(proc, master))
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    return proc.returncode, err
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGUSR1])
 def test_stop_signal_to_master_writes_partial_file_and_rerun_completes(workdir, reference, sig):
     out = workdir / "r.h5"
-    proc = start(args(out), ranks=3)
-    wait_for_journal_records(Path(str(out) + ".journal"), 4096, proc)
-    os.kill(pid_of_rank(proc, 0), sig)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == EXIT["interrupted"], err
+    code, err = strike(args(out), 3, lambda proc, master: os.kill(master, sig))
+    assert code == EXIT["interrupted"], err
     a = attrs(out)
-    assert a["status"] == "partial" and 0 < a["units_done"] < a["units_total"]
+    assert a["status"] == "partial" and STOP_AT <= a["units_done"] < a["units_total"], a
+    assert a["units_done"] == journaled_units(out)   # the journal was synced at the stop
     assert "rerun the same command to resume" in err
     p = run(args(out), ranks=3, check=0)
-    assert "resuming" in p.stderr
+    assert resumed_units(p.stderr) == a["units_done"], p.stderr
     assert_same_result(reference, out)
-    assert not Path(str(out) + ".journal").exists()
+    assert not journal_of(out).exists()
 
 
 @pytest.mark.parametrize("victim", [0, 1])
 def test_kill_9_of_a_rank_then_rerun_gives_the_uninterrupted_result(workdir, reference, victim):
     out = workdir / "k.h5"
-    proc = start(args(out), ranks=3)
-    wait_for_journal_records(Path(str(out) + ".journal"), 4096, proc)
-    os.kill(pid_of_rank(proc, victim), signal.SIGKILL)
-    proc.communicate(timeout=120)
-    assert proc.returncode != 0
+    code, _ = strike(args(out), 3, lambda proc, _: os.kill(pid_of_rank(proc, victim), signal.SIGKILL))
+    assert code != 0
+    journaled = journaled_units(out)
+    assert journaled >= STOP_AT
     p = run(args(out), ranks=3, check=0)
-    assert "resuming" in p.stderr
+    assert resumed_units(p.stderr) == journaled, p.stderr
     assert_same_result(reference, out)
 
 
 def test_boards_mode_resume_gives_the_same_board_set(workdir):
-    # N = 14: a ~5 MB journal, so the kill at 100 KB lands mid-run (N = 13's whole run took 0.3 s
-    # on a CI machine and finished before the kill)
-    n = 14
+    n = 13
     ref = workdir / "ref.h5"
-    run(["run", "--n", n, "--depth", 4, "--mode", "boards", "--out", ref], ranks=2, check=0)
+    cmd = ["run", "--n", n, "--depth", 4, "--mode", "boards", "--out"]
+    run(cmd + [ref], ranks=2, check=0)
     out = workdir / "b.h5"
-    cmd = ["run", "--n", n, "--depth", 4, "--mode", "boards", "--out", out]
-    proc = start(cmd, ranks=3)
-    wait_for_journal_records(Path(str(out) + ".journal"), 100_000, proc, step=0.005)
-    os.kill(pid_of_rank(proc, 0), signal.SIGKILL)
-    proc.communicate(timeout=120)
+    code, _ = strike(cmd + [out], 3, lambda _, master: os.kill(master, signal.SIGKILL), at=1000)
+    assert code != 0
     assert not out.exists()   # killed before its result file
-    p = run(cmd, ranks=3, check=0)
-    assert "resuming" in p.stderr, p.stderr
+    journaled = journaled_units(out)
+    assert 1000 <= journaled < attrs(ref)["units_total"]
+    p = run(cmd + [out], ranks=3, check=0)
+    assert resumed_units(p.stderr) == journaled, p.stderr
     assert attrs(out)["total"] == KNOWN[n]["total"]
     assert board_set(out) == board_set(ref)
 
 
 def test_resume_with_other_parameters_is_refused(workdir):
     out = workdir / "p.h5"
-    proc = start(args(out), ranks=2)
-    wait_for_journal_records(Path(str(out) + ".journal"), 4096, proc)
-    os.kill(pid_of_rank(proc, 0), signal.SIGTERM)
-    proc.communicate(timeout=120)
+    code, err = strike(args(out), 2, lambda _, master: os.kill(master, signal.SIGTERM))
+    assert code == EXIT["interrupted"], err
     p = run(["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out], ranks=2)
     assert p.returncode == EXIT["refused"] and "depth" in p.stderr
     assert attrs(out)["status"] == "partial"

@@ -125,17 +125,71 @@ class StderrLines:
         return self.text()
 
 
-def wait_for_journal_records(journal: Path, min_bytes: int, proc, timeout=120, step=0.05):
-    """Waits until the journal has grown past `min_bytes` (units are being finished), looking
-    every `step` seconds."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if journal.exists() and journal.stat().st_size > min_bytes:
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"nqueens ended early ({proc.returncode}): {proc.stderr.read()}")
+def wait_until(cond, what, timeout=300, proc=None, step=0.005):
+    """The one progress watch of the test tiers: polls cond() every `step` s until it is true.
+    AssertionError naming `what` if `proc` (when given) ends first or `timeout` s pass. It waits
+    for a moment the binary reaches by itself (a rank that stopped itself, a file that appears, a
+    process that is gone); the timeout only turns a hang into a failure, it never picks a moment."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if proc is not None and proc.poll() is not None:
+            if cond():
+                break
+            raise AssertionError(f"the process ended (exit {proc.returncode}) before {what}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {what} within {timeout} s")
         time.sleep(step)
-    raise AssertionError("journal did not grow")
+
+
+def process_state(pid):
+    """The state letter of process `pid` in /proc (R, S, T (stopped), Z, ...), None if it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return None
+
+
+def alive(pid):
+    return process_state(pid) not in (None, "Z")
+
+
+def fault_env(*specs):
+    """The environment that injects faults (src/cluster/fault_injection.h), e.g.
+    fault_env("stop-after:40", "stop-writing:0")."""
+    return {"NQUEENS_INJECT_FAULT": ",".join(specs)}
+
+
+def stop_after(units):
+    """The master stops itself (SIGSTOP) once its journal holds `units` units, synced to disk."""
+    return f"stop-after:{units}"
+
+
+STOP_WRITING = "stop-writing:0"   # the master stops itself in the middle of writing the result file
+
+
+def when_stopped(proc, pid, act, timeout=300):
+    """The deterministic moment of the tiers: waits until process `pid` (of job `proc`) has
+    stopped itself at an injected stop fault, calls act() (a signal, a kill, a full disk...) while
+    it is held there, then continues it with SIGCONT. The same moment on a fast or a slow, busy
+    machine."""
+    wait_until(lambda: process_state(pid) == "T", f"stop of process {pid} at its injected fault", timeout, proc)
+    act()
+    try:
+        os.kill(pid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass   # act() killed it
+
+
+def journaled_units(out):
+    """How many distinct units the journal of result file `out` holds (0 without a journal)."""
+    try:
+        data = journal_of(out).read_bytes()
+    except FileNotFoundError:
+        return 0
+    start = _records_start(data)
+    if start is None:
+        return 0
+    return len({struct.unpack_from("<Q", data, off + 8)[0] for off, _, _ in _records(data, start)})
 
 
 def rank_pids(proc):
@@ -156,17 +210,16 @@ def rank_of(pid):
     return None
 
 
-def pid_of_rank(proc, rank, timeout=30):
+def pid_of_rank(proc, rank, timeout=60):
     """Waits until mpirun (`proc`) has started `rank` and returns its PID."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        for pid in rank_pids(proc):
-            if rank_of(pid) == rank:
-                return pid
-        if proc.poll() is not None:
-            raise AssertionError(f"mpirun ended ({proc.returncode}) before rank {rank} was found")
-        time.sleep(0.02)
-    raise AssertionError(f"rank {rank} not found")
+    found = []
+
+    def started():
+        found[:] = [pid for pid in rank_pids(proc) if rank_of(pid) == rank]
+        return bool(found)
+
+    wait_until(started, f"rank {rank} started by mpirun", timeout, proc, step=0.02)
+    return found[0]
 
 
 def attrs(path):
