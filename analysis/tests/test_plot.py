@@ -61,14 +61,40 @@ def test_plot_bad_file(tmp_path):
 
 
 def test_scaling(scaling_runs, runs, tmp_path):
+    """The table's values are the files' own: N, mode, ranks x threads, and the speedup (wall
+    time of the fewest-workers run of the same N and mode over this run's) with its efficiency
+    (speedup per worker ratio), each worked out here from the files' attributes. A run alone in
+    its group (count10) is its own base: 1.00 and 100%."""
+    import re
+    import h5py
     files = sorted(scaling_runs.values()) + [runs["count10"]]
     r = nq("scaling", *files, "--out", tmp_path)
     assert r.rc == 0, r
     lines = r.out.splitlines()
-    assert lines[0].split()[:3] == ["file", "N", "mode"]
-    for name in scaling_runs:
-        assert f"{name}.h5" in r.out
-    assert "speedup" in lines[0] and "efficiency" in lines[0]
+    header = re.split(r"\s{2,}", lines[0].strip())
+    assert header == ["file", "N", "mode", "ranks x threads", "workers", "wall", "unit cpu", "speedup",
+                      "efficiency", "solutions/s"], lines[0]
+    rows = [dict(zip(header, re.split(r"\s{2,}", line.strip()))) for line in lines[2:-1]]
+    facts = {}
+    for path in files:
+        with h5py.File(path, "r") as f:
+            a = f.attrs
+            mode = a["mode"].decode() if isinstance(a["mode"], bytes) else a["mode"]
+            facts[os.path.basename(path)] = dict(n=int(a["n"]), mode=mode, ranks=int(a["ranks"]),
+                                                 threads=int(a["threads"]), wall=float(a["wall_seconds"]))
+    assert sorted(row["file"] for row in rows) == sorted(facts)
+    for row in rows:
+        f = facts[row["file"]]
+        group = [g for g in facts.values() if (g["n"], g["mode"]) == (f["n"], f["mode"])]
+        base = min(group, key=lambda g: (g["ranks"] * g["threads"], g["wall"]))
+        speedup = base["wall"] / f["wall"]
+        efficiency = speedup / (f["ranks"] * f["threads"] / (base["ranks"] * base["threads"]))
+        assert (row["N"], row["mode"]) == (str(f["n"]), f["mode"]), row
+        assert row["ranks x threads"] == f"{f['ranks']} x {f['threads']}", row
+        assert row["workers"] == str(f["ranks"] * f["threads"]), row
+        assert row["speedup"] == f"{speedup:.2f}" and row["efficiency"] == f"{efficiency * 100:.0f}%", row
+    alone = next(row for row in rows if row["file"] == os.path.basename(runs["count10"]))
+    assert (alone["speedup"], alone["efficiency"]) == ("1.00", "100%")
     assert_png(str(tmp_path / "scaling.png"))
     assert lines[-1] == str(tmp_path / "scaling.png")
 

@@ -4,9 +4,9 @@ computation (counting the plan, the Burnside search, writing the result file), a
 2^64 are exact through run, info, merge and the files. The real binary, plainly and under
 mpirun -n 2.
 
-Timing: a signal is sent at a deterministic point (the phase's announcement on stderr), with the
-process stopped (SIGSTOP) while it is queued, so the phase is certainly still running when the
-signal is handled; the bounds on seconds are generous (the measured times are ~100x smaller)."""
+Timing: a signal is sent at a deterministic point (the phase's announcement on stderr, or the
+injected fault stop-writing for the result file's write), with the process stopped (SIGSTOP)
+while it is queued, so the phase is certainly still running when the signal is handled; the bounds on seconds are generous (the measured times are ~100x smaller)."""
 import os
 import re
 import signal
@@ -16,8 +16,9 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import (EXIT, KNOWN, Journal, StderrLines, attrs, journal_header, journal_of, journal_record,
-                      kill_group, pid_of_rank, run, set_counts, start, units_table)
+from conftest import (EXIT, KNOWN, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
+                      journal_record, kill_group, pid_of_rank, process_state, run, set_counts, start, units_table,
+                      wait_until)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -131,10 +132,7 @@ def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_
     #    killed as soon as it exists, long before its first unit (~minutes) is done.
     proc = start(args)
     try:
-        deadline = time.monotonic() + 60
-        while not journal_of(out).exists():
-            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
-            time.sleep(0.01)
+        wait_until(journal_of(out).exists, "journal", 60, proc)
     finally:
         kill_group(proc)
     key = Journal(journal_of(out)).key()
@@ -216,13 +214,11 @@ def test_merge_sums_shards_past_2_to_64_exactly(workdir):
 def test_sigterm_while_the_result_file_is_written_abandons_the_write_and_keeps_the_journal(workdir):
     out = workdir / "w.h5"
     args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "full", "--threads", 2, "--out", out]
-    proc = start(args)
+    proc = start(args, extra_env=fault_env(STOP_WRITING))
 
-    def writing(lines):   # the complete file's temporary file exists: 2,279,184 boards take
-        deadline = time.monotonic() + 300   # ~0.7 s to write here, the signal comes ~2 ms in
-        while not list(workdir.glob("w.h5.tmp-*")):
-            assert proc.poll() is None and time.monotonic() < deadline, lines.text()
-            time.sleep(0.002)
+    def writing(lines):   # the process stopped itself while it writes the complete file
+        wait_until(lambda: process_state(proc.pid) == "T", "stop in the result file's write", 300, proc)
+        assert list(workdir.glob("w.h5.tmp-*")), lines.text()
 
     seconds, err = term_when(proc, writing)
     assert proc.returncode == EXIT["interrupted"], err

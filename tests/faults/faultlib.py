@@ -1,19 +1,17 @@
-"""Helpers of the faults tier: the seed, the tally of injected faults, sizes for this build,
-interrupting a running job, and watching the restart journal (its file format is read and
-written by tests/support/nqtest.py)."""
+"""Helpers of the faults tier: the seed, the tally of injected faults, sizes for this build and
+interrupting a running job at a moment of its progress (the journal's file format is read and
+written by tests/support/nqtest.py, which also holds the one progress watch, wait_until)."""
 import hashlib
 import os
 import random
 import signal
-import struct
-import time
 from collections import Counter
 from pathlib import Path
 
 import h5py
 
-from nqtest import EXIT, Journal, journal_of, kill_group, pid_of_rank, start  # noqa: F401  (re-exported)
-from nqtest import _records, _records_start
+from nqtest import (EXIT, Journal, alive, fault_env, journal_of, kill_group, pid_of_rank,  # noqa: F401
+                    start, stop_after, wait_until, when_stopped)
 
 # Seeded randomness: NQUEENS_FAULTS_SEED=<int> repeats a run's random moments and inputs.
 SEED = int(os.environ.get("NQUEENS_FAULTS_SEED", random.SystemRandom().randrange(1, 2**31)))
@@ -28,11 +26,9 @@ def rng_for(name):
 
 # ASan+UBSan builds are several times slower: smaller boards there (CMake sets this).
 SANITIZED = os.environ.get("NQUEENS_FAULTS_SANITIZED") == "1"
-# Count-mode chains strike at moments of progress (JournalWatch), which needs a job of a few
-# seconds: N = 18 unless the kernel got so fast that it is shorter (test_interrupt then moves up).
-COUNT_N_PINNED = "NQUEENS_FAULTS_COUNT_N" in os.environ
-COUNT_N = int(os.environ.get("NQUEENS_FAULTS_COUNT_N", 18))
-MIN_CHAIN_SECONDS = 4
+# Count-mode chains strike at moments of progress (the master stops itself at a journaled unit
+# count), so any size with enough units to spread the moments over will do.
+COUNT_N = int(os.environ.get("NQUEENS_FAULTS_COUNT_N", 16 if SANITIZED else 17))
 BOARDS_N = int(os.environ.get("NQUEENS_FAULTS_BOARDS_N", 14 if SANITIZED else 15))
 
 _tally = Counter()
@@ -69,46 +65,40 @@ def readable_result(path):
     return a
 
 
-def wait_until(cond, timeout, proc=None, step=0.01):
-    """Polls cond() until true (returns True) or timeout / the process ended (returns False)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if cond():
-            return True
-        if proc is not None and proc.poll() is not None:
-            return cond()
-        time.sleep(step)
-    return False
-
-
-def interrupt(args, rank, sig, delay=0.0, ranks=3, extra_env=None, timeout=300, after=None):
-    """Starts the job, waits until after() is true (if given), then `delay` more seconds, and
-    sends `sig` to `rank` (ranks=None: one plain process, no mpirun). Returns (returncode,
-    stdout, stderr, fired): fired is False when the job ended before the moment."""
-    proc = start(args, ranks=ranks, extra_env=extra_env)
+def signals_caught(pid):
+    """The signals process `pid` has handlers for (the SigCgt mask of /proc/PID/status)."""
     try:
-        pid = pid_of_rank(proc, rank) if ranks else proc.pid
-        fired = after is None or wait_until(after, timeout, proc, step=0.005)
-        fired = fired and proc.poll() is None and not wait_until(lambda: proc.poll() is not None, delay)
-        if fired:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                fired = False
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                mask = int(line.split()[1], 16)
+                return {s for s in range(1, 65) if mask >> (s - 1) & 1}
+    except OSError:
+        pass
+    return set()
+
+
+def interrupt(args, rank, sig, at, ranks=3, extra_env=None, timeout=300):
+    """Starts the job with its master set to stop itself once its journal holds `at` units
+    (stop-after, synced), sends `sig` to `rank` while the master is held there and continues it
+    (ranks=None: one plain process, no mpirun). at=None: during start-up instead, as soon as the
+    master catches stop signals (it is stopped, signalled and continued). Returns (returncode,
+    stdout, stderr); the moment is certain to come, on any machine."""
+    env = dict(extra_env or {}, **(fault_env(stop_after(at)) if at is not None else {}))
+    proc = start(args, ranks=ranks, extra_env=env)
+    try:
+        master = pid_of_rank(proc, 0) if ranks else proc.pid
+        pid = master if rank == 0 else pid_of_rank(proc, rank)
+        if at is None:
+            wait_until(lambda: signal.SIGTERM in signals_caught(master), "the master's signal handlers", timeout, proc,
+                       step=0.001)
+            os.kill(master, signal.SIGSTOP)
+        when_stopped(proc, master, lambda: os.kill(pid, sig), timeout)
         out, err = proc.communicate(timeout=timeout)
     except BaseException:
         kill_group(proc)
         raise
-    assert not _alive(pid), f"rank {rank} (pid {pid}) still runs after mpirun ended"
-    return proc.returncode, out, err, fired
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    assert not alive(pid), f"rank {rank} (pid {pid}) still runs after mpirun ended"
+    return proc.returncode, out, err
 
 
 def assert_clean_error(p, codes, needle=None, max_lines=2):
@@ -124,35 +114,6 @@ def assert_clean_error(p, codes, needle=None, max_lines=2):
             assert needle in p.stderr, f"{needle!r} not in:\n{p.stderr}"
 
 
-class JournalWatch:
-    """The distinct units a running job's journal holds, read incrementally (cheap enough to poll
-    every few ms). The moments of the faults tier are defined by this progress, not by seconds:
-    the same seed means the same moments on a fast or a slow, busy machine."""
-
-    def __init__(self, out):
-        self.path = journal_of(out)
-        self.offset = None
-        self.ids = set()
-
-    def units(self):
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return 0
-        if self.offset is None:
-            self.offset = _records_start(data)
-            if self.offset is None:
-                return 0
-        for off, _, end in _records(data, self.offset):
-            self.ids.add(struct.unpack_from("<Q", data, off + 8)[0])
-            self.offset = end
-        return len(self.ids)
-
-    def reaches(self, target):
-        """A condition for wait_until/interrupt: the journal holds >= target distinct units."""
-        return lambda: self.units() >= target
-
-
 # The journal is synced every CHECKPOINT seconds in this tier (default 2 s), so progress shows.
 CHECKPOINT = 0.05
 
@@ -162,8 +123,8 @@ def stopped_job(args, out, min_units=10):
     once its journal holds `min_units` units: OUT is a partial result file and OUT.journal holds
     the finished units (exit 75). Rerunning `args` resumes it."""
     args = list(args) + ["--threads", 1, "--checkpoint-interval", CHECKPOINT]
-    code, _, err, hit = interrupt(args, 0, signal.SIGTERM, ranks=None, after=JournalWatch(out).reaches(min_units))
-    assert hit and code == EXIT["interrupted"], err
+    code, _, err = interrupt(args, 0, signal.SIGTERM, min_units, ranks=None)
+    assert code == EXIT["interrupted"], err
     j = Journal(journal_of(out))
     assert len(j.records) >= min_units and j.valid_end == len(j.data), "the journal is not as expected"
     return j

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from faultlib import (BOARDS_N, Journal, injected, journal_of, kill_group, readable_result,
-                      temp_files, wait_until)
-from nqtest import (BIN, EXIT, assert_same_result, attrs, board_set, pid_of_rank, resumed_units,
-                    run, start)
+from faultlib import BOARDS_N, Journal, injected, journal_of, kill_group, readable_result, temp_files
+from nqtest import (BIN, EXIT, assert_same_result, attrs, board_set, fault_env, pid_of_rank, resumed_units,
+                    run, start, stop_after, when_stopped)
 
 N = BOARDS_N - 1   # boards mode: the journal grows by megabytes in about a second
 N_WRITE = 13       # small enough that its journal fits where its result file will not
@@ -113,21 +112,24 @@ def test_disk_full_mid_run_is_an_io_error_and_the_rerun_resumes(workdir, rng, mo
 
 def test_file_size_limit_mid_run_is_an_io_error_not_a_silent_death(workdir, rng, reference):
     out = workdir / "l.h5"
-    proc = start(args(out), ranks=3)
+    proc = start(args(out), ranks=3, extra_env=fault_env(stop_after(1)))
+    limit = []
     try:
         master = pid_of_rank(proc, 0)
-        assert wait_until(lambda: journal_of(out).exists(), 60, proc)
-        # below the finished journal's size, so the limit is always hit, whatever the run's speed
-        final = journal_bytes(reference)
-        limit = rng.randrange(min(journal_of(out).stat().st_size + 4096, final // 2), final * 9 // 10)
-        subprocess.run(["prlimit", "--pid", str(master), f"--fsize={limit}"], check=True)
+
+        def set_limit():   # below the finished journal's size, so the limit is always hit
+            final = journal_bytes(reference)
+            limit.append(rng.randrange(min(journal_of(out).stat().st_size + 4096, final // 2), final * 9 // 10))
+            subprocess.run(["prlimit", "--pid", str(master), f"--fsize={limit[0]}"], check=True)
+
+        when_stopped(proc, master, set_limit)   # the first unit is journaled
         _, err = proc.communicate(timeout=300)
     except BaseException:
         kill_group(proc)
         raise
     injected("file size limit (EFBIG/SIGXFSZ)")
     assert_io_error_kept_journal(proc.returncode, err, "File too large")
-    assert journal_of(out).stat().st_size <= limit
+    assert journal_of(out).stat().st_size <= limit[0]
     journaled = len(Journal(journal_of(out)).records)
     resume_and_compare(out, reference, journaled)
 
@@ -166,11 +168,11 @@ def nobodys_dir():
 def test_output_directory_made_read_only_mid_run_is_an_io_error_and_the_rerun_resumes(nobodys_dir, reference):
     out = nobodys_dir / "p.h5"
     cmd, env = user_command(NOBODY, args(out))
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(env, **fault_env(stop_after(1))), start_new_session=True)
     try:
-        assert wait_until(lambda: journal_of(out).exists(), 60, proc)
-        nobodys_dir.chmod(0o555)   # the open journal still takes appends; no new file can be made
+        # once the first unit is journaled: the open journal still takes appends; no new file can be made
+        when_stopped(proc, proc.pid, lambda: nobodys_dir.chmod(0o555))
         _, err = proc.communicate(timeout=300)
     except BaseException:
         kill_group(proc)

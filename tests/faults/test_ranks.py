@@ -10,10 +10,9 @@ import time
 
 import pytest
 
-from faultlib import (CHECKPOINT, SANITIZED, JournalWatch, _alive, injected, journal_of, kill_group,
-                      readable_result, wait_until)
-from nqtest import (EXIT, KNOWN, assert_same_result, attrs, board_set, pid_of_rank, resumed_units,
-                    run, start)
+from faultlib import CHECKPOINT, SANITIZED, injected, journal_of, kill_group, readable_result
+from nqtest import (EXIT, KNOWN, alive, assert_same_result, attrs, board_set, fault_env, pid_of_rank,
+                    process_state, resumed_units, run, start, stop_after, wait_until, when_stopped)
 
 N = 16 if SANITIZED else 17          # count mode: ~1 s on 2 cores (full-symmetry plan)
 STALL_N = 17 if SANITIZED else 18    # the SIGSTOP test of the issue: N = 18
@@ -48,9 +47,8 @@ def with_fault(kind, out, rng, reference, what):
 def assert_no_rank_left(pids, grace=5):
     """Every rank is gone at most `grace` seconds after mpirun returned (it kills them as it
     exits; a rank may take a moment to die)."""
-    wait_until(lambda: not any(_alive(pid) for pid in pids), grace, step=0.05)
-    left = [pid for pid in pids if _alive(pid)]
-    assert not left, f"ranks {left} still run {grace} s after mpirun ended"
+    wait_until(lambda: not any(alive(pid) for pid in pids), f"end of every rank {grace} s after mpirun's", grace,
+               step=0.05)
 
 
 def test_a_throwing_compute_thread_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):
@@ -124,13 +122,12 @@ def test_kill_9_of_a_worker_ends_the_job_promptly_and_the_rerun_is_exact(workdir
     units = int(attrs(reference)["units_total"])
     out = workdir / "k.h5"
     victim = rng.choice([1, 2])
-    # One thread per worker, so the job lasts long enough to be struck in the middle.
-    proc = start(args(out, N, "--threads", 1), ranks=3)
+    # The master stops itself at a random moment (journaled units) and the worker is killed then.
+    proc = start(args(out, N, "--threads", 1), ranks=3,
+                 extra_env=fault_env(stop_after(rng.randrange(units // 20, units // 4))))
     try:
         pids = [pid_of_rank(proc, r) for r in range(3)]
-        assert wait_until(JournalWatch(out).reaches(rng.randrange(units // 20, units // 4)), 120, proc, step=0.005), \
-            "the job ended before the moment"
-        os.kill(pids[victim], signal.SIGKILL)
+        when_stopped(proc, pids[0], lambda: os.kill(pids[victim], signal.SIGKILL))
         killed = time.monotonic()
         proc.communicate(timeout=120)
     except BaseException:
@@ -151,15 +148,14 @@ def test_a_stopped_worker_does_not_stop_the_job(workdir, rng):
     the rank is still stopped, then the master ends the job (MPI_Abort) with the file kept."""
     out = workdir / "s.h5"
     victim = rng.choice([1, 2])
-    proc = start(args(out, STALL_N), ranks=3)
+    proc = start(args(out, STALL_N), ranks=3, extra_env=fault_env(stop_after(rng.randrange(20, 200))))
     try:
         pids = [pid_of_rank(proc, r) for r in range(3)]
-        assert wait_until(JournalWatch(out).reaches(rng.randrange(20, 200)), 120, proc, step=0.005)
-        os.kill(pids[victim], signal.SIGSTOP)
+        when_stopped(proc, pids[0], lambda: os.kill(pids[victim], signal.SIGSTOP))
         stopped = time.monotonic()
-        assert wait_until(out.exists, 300, proc, step=0.05), "no result file appeared"
+        wait_until(out.exists, "result file", 300, proc, step=0.05)
         appeared = time.monotonic() - stopped
-        state = open(f"/proc/{pids[victim]}/stat").read().split()[2]
+        state = process_state(pids[victim])
         assert state == "T", f"rank {victim} is not stopped any more ({state})"
         a = readable_result(out)
         assert a["status"] == "complete" and a["total"] == KNOWN[STALL_N]["total"]

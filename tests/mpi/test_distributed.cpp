@@ -1,8 +1,10 @@
 // The master/worker runtime under mpiexec (2, 3, 4 ranks): every unit counted once, totals and
 // board sets equal to the core solver's. Each TEST is collective: rank 0 is the master. Inside
 // a loop of collective runs no rank may leave early (an ASSERT_* on rank 0 would leave the
-// others waiting in the next run): checks there are EXPECT_* and skip what they guard.
+// others waiting in the next run): checks there are EXPECT_* and skip what they guard. An
+// exception out of a run (which gtest would catch on that rank alone) ends every rank at once.
 #include <gtest/gtest.h>
+#include <cstdio>
 #include <map>
 #include <set>
 #include "core/boards.h"
@@ -44,13 +46,20 @@ proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set
 Collect run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
   Collect c;
   const auto& mpi = test::mpi();
-  if (mpi.rank() == 0) {
-    const core::UnitPlan plan(job.params.n, job.params.depth, job.params.symmetry);
-    std::uint64_t to_do = 0;
-    for (const auto& u : plan.units()) to_do += !skip(u.id);
-    cluster::run_master(mpi, job, skip, to_do, c, 3600);
-  } else {
-    cluster::run_worker(mpi);
+  try {
+    if (mpi.rank() == 0) {
+      const core::UnitPlan plan(job.params.n, job.params.depth, job.params.symmetry);
+      std::uint64_t to_do = 0;
+      for (const auto& u : plan.units()) to_do += !skip(u.id);
+      cluster::run_master(mpi, job, skip, to_do, c, 3600);
+    } else {
+      cluster::run_worker(mpi);
+    }
+  } catch (const std::exception& e) {
+    // The other ranks are inside this job's messages and collectives: a failure here must end
+    // them now (a failed test), not leave them waiting until ctest's timeout.
+    std::fprintf(stderr, "rank %d: the job threw: %s\n", mpi.rank(), e.what());
+    mpi.abort(1);
   }
   return c;
 }

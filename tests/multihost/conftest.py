@@ -69,9 +69,9 @@ class Hosts:
     def env(self, extra=None):
         return nqtest.env(dict(MCA, **(extra or {})))
 
-    def start(self, args, hostfile, ranks):
+    def start(self, args, hostfile, ranks, extra_env=None):
         """mpirun on host 1 (the Popen's pid is mpirun's: nsenter execs it), own process group."""
-        return subprocess.Popen(self.command([nqtest.BIN] + list(args), hostfile, ranks), env=self.env(),
+        return subprocess.Popen(self.command([nqtest.BIN] + list(args), hostfile, ranks), env=self.env(extra_env),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
     def run(self, args, hostfile, ranks, program=None, check=None, timeout=300, extra_env=None):

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from conftest import H1, H2, H3, HOSTS, SUBNET
-from faultlib import Journal, JournalWatch, journal_of
-from nqtest import BIN, KNOWN, ROOT, assert_same_result, attrs, board_set, resumed_units, run, units_table
+from faultlib import Journal, journal_of
+from nqtest import (BIN, KNOWN, ROOT, assert_same_result, attrs, board_set, fault_env, journaled_units, pid_of_rank,
+                    resumed_units, run, stop_after, units_table, when_stopped)
 
 # master + a worker on host 1, one worker on host 2, two on host 3
 LAYOUT = {H1: 2, H2: 1, H3: 2}
@@ -21,8 +22,9 @@ CORES = 2
 THREADS = {r: CORES // sum(1 for q, h in RANK_HOST.items() if h == RANK_HOST[r] and q != 0) for r in RANK_HOST if r}
 
 # A lost host: N = 17 with the plain plan, 4 rows pre-placed (24,851 units), runs a few seconds
-# across the hosts; the host is lost once the journal holds LOST_AT units (a moment of progress,
-# not of time). The job must end by itself, with no process of it left on any host, within
+# across the hosts; the host is lost once the journal holds LOST_AT units (the master stops itself
+# there, injected fault stop-after, and is continued after the loss: a moment of progress, not
+# of time). The job must end by itself, with no process of it left on any host, within
 # LOST_BOUND seconds.
 LOST_N = 17
 LOST_AT = 5000
@@ -77,16 +79,11 @@ def test_a_lost_host_ends_the_job_and_the_rerun_on_the_others_is_exact(cluster, 
     1 and 2 resumes from it and gives the exact total."""
     n, out = LOST_N, workdir / "lost.h5"
     args = ["run", "--n", n, "--symmetry", "none", "--depth", 4, "--out", out, "--checkpoint-interval", 0.05]
-    proc = cluster.start(args, cluster.hostfile(workdir / "hosts3", {H1: 2, H2: 1, H3: 1}), 4)
-    watch = JournalWatch(out)
+    proc = cluster.start(args, cluster.hostfile(workdir / "hosts3", {H1: 2, H2: 1, H3: 1}), 4,
+                         extra_env=fault_env(stop_after(LOST_AT)))
     try:
-        deadline = time.monotonic() + 300
-        while watch.units() < LOST_AT:
-            assert proc.poll() is None, f"the job ended ({proc.returncode}) before the host was lost:\n{proc.stderr.read()}"
-            assert time.monotonic() < deadline, "the journal did not grow"
-            time.sleep(0.005)
-        lost_at, units_at_loss = time.monotonic(), watch.units()
-        _lost_host(cluster, how)
+        when_stopped(proc, pid_of_rank(proc, 0), lambda: _lost_host(cluster, how))
+        lost_at, units_at_loss = time.monotonic(), journaled_units(out)
         try:
             stdout, stderr = proc.communicate(timeout=LOST_BOUND)
         except subprocess.TimeoutExpired:
