@@ -1,5 +1,7 @@
 #include "cluster/compute_pool.h"
 #include <chrono>
+#include <exception>
+#include <utility>
 #include "core/boards.h"
 #include "cluster/fault_injection.h"
 
@@ -10,33 +12,28 @@ double unix_now() {
 }
 
 ComputePool::ComputePool(const core::UnitPlan& plan, const proto::JobSpec& job, int rank, int threads)
-    : plan_(plan), job_(job), rank_(rank) {
-  for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
-}
+    : plan_(plan), job_(job), rank_(rank), threads_(std::max(1, threads)) {}
 
-ComputePool::~ComputePool() {
-  stop();
-  for (auto& t : threads_) t.join();
-}
+ComputePool::~ComputePool() { stop(); }
 
 void ComputePool::stop() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
-    queue_.clear();
   }
-  cv_.notify_all();
+  threads_.stop();
+  completed_cv_.notify_all();
 }
 
 void ComputePool::submit(const proto::WorkBatch& batch) {
   {
     const std::lock_guard lock(mutex_);
-    auto& p = open_[batch.batch_id];
-    p.expected = batch.units.size();
-    p.results.batch_id = batch.batch_id;
-    for (const auto& u : batch.units) queue_.push_back({batch.batch_id, u});
+    auto& b = open_[batch.batch_id];
+    b.expected = batch.units.size();
+    b.results.batch_id = batch.batch_id;
   }
-  cv_.notify_all();
+  for (const auto& u : batch.units)
+    threads_.submit([this, id = batch.batch_id, u](int thread) { run(id, u, thread); });
 }
 
 std::vector<proto::ResultBatch> ComputePool::take_completed() {
@@ -88,44 +85,37 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   return r;
 }
 
-void ComputePool::work(int thread) {
-  for (;;) {
-    Item item;
-    {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      item = queue_.front();
-      queue_.pop_front();
-    }
-    proto::UnitResult r;
+// One unit, on a pool thread. Its exception is caught here (not by the ThreadPool) so that the
+// failure names the unit and the rank's main thread, waiting in wait_completed, is woken.
+void ComputePool::run(std::uint64_t batch_id, const core::WorkUnit& unit, int thread) {
+  proto::UnitResult r;
+  try {
+    r = run_unit(unit, thread);
+  } catch (...) {
+    std::string what = "an exception of unknown type";
     try {
-      r = run_unit(item.unit, thread);
+      throw;
+    } catch (const std::exception& e) {
+      what = e.what();
     } catch (...) {
-      std::string what = "an exception of unknown type";
-      try {
-        throw;
-      } catch (const std::exception& e) {
-        what = e.what();
-      } catch (...) {
-      }
+    }
+    {
       const std::lock_guard lock(mutex_);
-      if (!failure_) failure_ = "unit " + std::to_string(item.unit.id) + ": " + what;
+      if (!failure_) failure_ = "unit " + std::to_string(unit.id) + ": " + what;
       stopping_ = true;
-      queue_.clear();
-      cv_.notify_all();
-      completed_cv_.notify_all();
-      return;
     }
-    const std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    auto it = open_.find(item.batch_id);
-    it->second.results.results.push_back(std::move(r));
-    if (it->second.results.results.size() == it->second.expected) {
-      completed_.push_back(std::move(it->second.results));
-      open_.erase(it);
-      completed_cv_.notify_all();
-    }
+    threads_.stop();
+    completed_cv_.notify_all();
+    return;
+  }
+  const std::lock_guard lock(mutex_);
+  if (stopping_) return;
+  auto it = open_.find(batch_id);
+  it->second.results.results.push_back(std::move(r));
+  if (it->second.results.results.size() == it->second.expected) {
+    completed_.push_back(std::move(it->second.results));
+    open_.erase(it);
+    completed_cv_.notify_all();
   }
 }
 

@@ -2,10 +2,6 @@
 #include <sched.h>
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 namespace nq::core {
 
@@ -19,45 +15,100 @@ int usable_cpus() {
   return h ? static_cast<int>(h) : 1;
 }
 
-void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& f) {
+ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = usable_cpus();
-  const auto helpers = static_cast<std::size_t>(std::max(0, threads - 1));
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  auto work = [&] {
-    try {
-      for (std::size_t i; (i = next.fetch_add(1)) < count;) f(i);
-    } catch (...) {
-      const std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      next = count;
-    }
-  };
+  threads_.reserve(static_cast<std::size_t>(threads));
+  for (int t = 0; t < threads; ++t) threads_.emplace_back([this, t] { work(t); });
+}
+
+ThreadPool::~ThreadPool() {
+  stop();
+  threads_.clear();   // joins
+}
+
+void ThreadPool::submit(Task task) {
   {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 0; t < helpers && t + 1 < count; ++t) pool.emplace_back(work);
-    work();
-  }   // joins
-  if (failure) std::rethrow_exception(failure);
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    queue_.push_back(std::move(task));
+  }
+  cv_.notify_one();
+}
+
+void ThreadPool::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+    queue_.clear();
+    if (running_ == 0) idle_cv_.notify_all();
+  }
+  cv_.notify_all();
+}
+
+void ThreadPool::wait_idle() {
+  std::unique_lock lock(mutex_);
+  idle_cv_.wait(lock, [&] { return queue_.empty() && running_ == 0; });
+}
+
+std::exception_ptr ThreadPool::failure() const {
+  const std::lock_guard lock(mutex_);
+  return failure_;
+}
+
+void ThreadPool::work(int thread) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    Task task = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    lock.unlock();
+    std::exception_ptr thrown;
+    try {
+      task(thread);
+    } catch (...) {
+      thrown = std::current_exception();
+    }
+    task = nullptr;   // its captures go before the lock is taken again
+    lock.lock();
+    --running_;
+    if (thrown) {
+      if (!failure_) failure_ = thrown;
+      stopping_ = true;
+      queue_.clear();
+      cv_.notify_all();
+    }
+    if (running_ == 0 && queue_.empty()) idle_cv_.notify_all();
+  }
+}
+
+void parallel_for(std::size_t count, int threads, const std::function<void(std::size_t)>& f) {
+  if (count == 0) return;
+  if (threads <= 0) threads = usable_cpus();
+  ThreadPool pool(static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), count)));
+  std::atomic<std::size_t> next{0};
+  for (int t = 0; t < pool.size(); ++t)
+    pool.submit([&](int) {
+      for (std::size_t i; !pool.stopped() && (i = next.fetch_add(1)) < count;) f(i);
+    });
+  pool.wait_idle();
+  if (const auto failure = pool.failure()) std::rethrow_exception(failure);
 }
 
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress,
                       std::chrono::milliseconds interval) {
   const std::vector<WorkUnit> units = plan.units();
-  if (threads <= 0) threads = usable_cpus();
   std::atomic<std::size_t> next{0}, done{0};
   std::atomic<Count> nodes{0};
   Total total = 0;   // 128 bits: no std::atomic for it, so a mutex (one short lock per unit)
   std::mutex total_mutex;
-  std::atomic<bool> failed{false};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
   const auto start = std::chrono::steady_clock::now();
 
-  auto work = [&] {
-    try {
-      for (std::size_t i; (i = next.fetch_add(1)) < units.size();) {
+  ThreadPool pool(threads);
+  for (int t = 0; t < pool.size(); ++t)
+    pool.submit([&](int) {
+      for (std::size_t i; !pool.stopped() && (i = next.fetch_add(1)) < units.size();) {
         const SearchStats s = plan.count(units[i]);
         {
           const std::lock_guard lock(total_mutex);
@@ -66,15 +117,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
         nodes += s.nodes;
         ++done;
       }
-    } catch (...) {
-      const std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
-      failed = true;
-      next = units.size();
-    }
-  };
-  std::vector<std::jthread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+    });
 
   auto snapshot = [&] {
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
@@ -83,15 +126,15 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   };
   if (progress) {
     auto next_report = start + interval;
-    while (done.load() < units.size() && !failed.load()) {
+    while (done.load() < units.size() && !pool.stopped()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       if (std::chrono::steady_clock::now() < next_report) continue;
       progress(snapshot());
       next_report += interval;
     }
   }
-  pool.clear();   // joins
-  if (failure) std::rethrow_exception(failure);
+  pool.wait_idle();
+  if (const auto failure = pool.failure()) std::rethrow_exception(failure);
   return {total, nodes.load()};
 }
 
