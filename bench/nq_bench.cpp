@@ -7,17 +7,13 @@
 //            [--kernel auto|scalar] [--ref-nodes]
 //
 // Exit codes: 0 all totals match the table, 1 a total differs, 2 bad usage.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
-#include <optional>
-#include <sstream>
-#include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 #include "core/kernel.h"
 #include "core/known_counts.h"
@@ -39,72 +35,50 @@ struct Options {
   bool plans = false;         // --plans: print the default `nqueens run` plans, time nothing
 };
 
-constexpr const char* kUsage =
-    "usage: nq_bench --n 16,17 [--threads 1,2] [--reps 3] [--symmetry full|mirror|none]\n"
-    "                [--depth D] [--kernel auto|scalar] [--ref-nodes]\n"
-    "       nq_bench --plans --n 18,19,20 [--symmetry full]\n"
-    "  Times UnitPlan + count_plan (the `nqueens count` path) against the plain mirror-only\n"
-    "  recursive reference kernel on the same N; prints median seconds, nodes and the ratio\n"
-    "  ours/reference, and checks both totals against the published table.\n"
-    "  --kernel     auto: the vector kernel where the CPU has AVX-512; scalar: never\n"
-    "  --ref-nodes  also count the reference's nodes (one extra, untimed reference run)\n"
-    "  --plans      only print the default plan of `nqueens run` per N (depth, units); used by\n"
-    "               bench/capacity.py\n";
-
-std::vector<int> parse_list(const std::string& s, const char* what) {
-  std::vector<int> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    std::size_t used = 0;
-    int v = 0;
-    try {
-      v = std::stoi(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != item.size() || v < 1)
-      throw std::invalid_argument(std::string("bad ") + what + " '" + item + "'");
-    out.push_back(v);
-  }
-  if (out.empty()) throw std::invalid_argument(std::string("empty ") + what + " list");
-  return out;
-}
-
-Options parse(int argc, char** argv) {
+// The command line (CLI11, as `nqueens`): the options write into `o`, and the two names
+// (`symmetry`, `kernel`) that finish_options turns into values once parsed.
+struct CommandLine {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--n") o.sizes = parse_list(value(), "N");
-    else if (a == "--threads") o.threads = parse_list(value(), "thread count");
-    else if (a == "--reps") o.reps = parse_list(value(), "repetition count").at(0);
-    else if (a == "--symmetry") o.symmetry = core::from_string<core::Symmetry>(value());
-    else if (a == "--depth") o.depth = parse_list(value(), "depth").at(0);
-    else if (a == "--ref-nodes") o.ref_nodes = true;
-    else if (a == "--plans") o.plans = true;
-    else if (a == "--kernel") {
-      const std::string k = value();
-      if (k != "auto" && k != "scalar") throw std::invalid_argument("unknown kernel '" + k + "'");
-      o.scalar = k == "scalar";
-    }
-    else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw std::invalid_argument("unknown option " + a);
-    }
+  std::string symmetry = "full", kernel = "auto";
+  CLI::App app{
+      "Times UnitPlan + count_plan (the `nqueens count` path) against the plain mirror-only\n"
+      "recursive reference kernel on the same N; prints median seconds, nodes and the ratio\n"
+      "ours/reference, and checks both totals against the published table.",
+      "nq_bench"};
+
+  CommandLine() {
+    app.footer("Also: nq_bench --plans --n 18,19,20 [--symmetry full]\n"
+               "Exit codes: 0 all totals match the table, 1 a total differs, 2 bad usage.");
+    app.add_option("--n", o.sizes, "board sizes, comma-separated (default 16)")
+        ->delimiter(',')
+        ->check(CLI::Range(1, core::kMaxN));
+    app.add_option("--threads", o.threads, "thread counts, comma-separated (default: 1 and every usable CPU)")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
+    app.add_option("--reps", o.reps, "repetitions per row, the median is printed (default 3)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--symmetry", symmetry, "the plan's symmetry (default full)")
+        ->check(CLI::IsMember({"full", "mirror", "none"}));
+    app.add_option("--depth", o.depth, "rows per work unit (default: as `nqueens count` chooses)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--kernel", kernel, "auto: the vector kernel where the CPU has AVX-512; scalar: never")
+        ->check(CLI::IsMember({"auto", "scalar"}));
+    app.add_flag("--ref-nodes", o.ref_nodes, "also count the reference's nodes (one extra, untimed reference run)");
+    app.add_flag("--plans", o.plans,
+                 "only print the default plan of `nqueens run` per N (depth, units); used by bench/capacity.py");
   }
-  for (int n : o.sizes)
-    if (n > core::kMaxN) throw std::invalid_argument("N " + std::to_string(n) + " exceeds 32");
-  if (o.threads.empty()) {
-    o.threads = {1};
-    if (core::usable_cpus() > 1) o.threads.push_back(core::usable_cpus());
+
+  // After app.parse: the names turned into values, the default thread counts filled in.
+  Options finish() {
+    o.symmetry = core::from_string<core::Symmetry>(symmetry);
+    o.scalar = kernel == "scalar";
+    if (o.threads.empty()) {
+      o.threads = {1};
+      if (core::usable_cpus() > 1) o.threads.push_back(core::usable_cpus());
+    }
+    return o;
   }
-  return o;
-}
+};
 
 // The reference kernel on `threads` threads: its first-row loop (the columns of the left half,
 // and the middle one for odd n) is split dynamically over the threads, middle columns (the
@@ -112,26 +86,22 @@ Options parse(int argc, char** argv) {
 // runs the same loop on the calling thread.
 core::SearchStats reference_on_threads(int n, int threads, bool count_nodes) {
   const int columns = (n + 1) / 2;
-  std::atomic<int> next{0};
   std::atomic<core::Count> total{0}, nodes{0};
-  auto work = [&] {
-    for (int i; (i = next.fetch_add(1)) < columns;) {
-      const int c = columns - 1 - i;
-      const core::Count weight = (n % 2 && c == n / 2) ? 1 : 2;
-      core::SearchStats part;
-      if (count_nodes)
-        part = core::reference_first_row_nodes(n, c);
-      else
-        part.solutions = core::reference_first_row(n, c);
-      total += weight * part.solutions;
-      nodes += part.nodes;
-    }
+  auto column = [&](std::size_t i) {
+    const int c = columns - 1 - static_cast<int>(i);
+    const core::Count weight = (n % 2 && c == n / 2) ? 1 : 2;
+    core::SearchStats part;
+    if (count_nodes)
+      part = core::reference_first_row_nodes(n, c);
+    else
+      part.solutions = core::reference_first_row(n, c);
+    total += weight * part.solutions;
+    nodes += part.nodes;
   };
   if (threads <= 1) {
-    work();
+    for (std::size_t i = 0; i < static_cast<std::size_t>(columns); ++i) column(i);
   } else {
-    std::vector<std::jthread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+    core::parallel_for(static_cast<std::size_t>(columns), threads, column);
   }
   return {total.load(), nodes.load()};
 }
@@ -152,13 +122,17 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
+  CommandLine cli;
   try {
-    o = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "nq_bench: " << e.what() << "\n" << kUsage;
+    cli.app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << cli.app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nq_bench: " << e.what() << " (see nq_bench --help)\n";
     return 2;
   }
+  const Options o = cli.finish();
   if (o.plans) {
     std::printf("%3s %-8s %5s %12s\n", "N", "symmetry", "depth", "units");
     for (int n : o.sizes) {
