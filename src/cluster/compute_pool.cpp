@@ -32,8 +32,10 @@ void ComputePool::submit(const proto::WorkBatch& batch) {
     b.expected = batch.units.size();
     b.results.batch_id = batch.batch_id;
   }
-  for (const auto& u : batch.units)
-    threads_.submit([this, id = batch.batch_id, u](int thread) { run(id, u, thread); });
+  std::vector<core::ThreadPool::Task> tasks;
+  tasks.reserve(batch.units.size());
+  for (const auto& u : batch.units) tasks.emplace_back([this, id = batch.batch_id, u](int thread) { run(id, u, thread); });
+  threads_.submit(std::move(tasks));
 }
 
 std::vector<proto::ResultBatch> ComputePool::take_completed() {

@@ -35,6 +35,15 @@ void ThreadPool::submit(Task task) {
   cv_.notify_one();
 }
 
+void ThreadPool::submit(std::vector<Task> tasks) {
+  {
+    const std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    for (auto& t : tasks) queue_.push_back(std::move(t));
+  }
+  cv_.notify_all();
+}
+
 void ThreadPool::stop() {
   {
     const std::lock_guard lock(mutex_);

@@ -41,6 +41,7 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   void submit(Task task);
+  void submit(std::vector<Task> tasks);   // in order, under one lock (a batch of units)
   void stop();
   // Waits until no task is queued or running (every task submitted so far has finished or was
   // dropped).
