@@ -127,18 +127,23 @@ class StderrLines:
 
 def wait_until(cond, what, timeout=300, proc=None, step=0.005):
     """The one progress watch of the test tiers: polls cond() every `step` s until it is true.
-    AssertionError naming `what` if `proc` (when given) ends first or `timeout` s pass. It waits
-    for a moment the binary reaches by itself (a rank that stopped itself, a file that appears, a
-    process that is gone); the timeout only turns a hang into a failure, it never picks a moment."""
+    AssertionError naming `what` (a string, or a function called for it then) if `proc` (when
+    given) ends first or `timeout` s pass. It waits for a moment the binary reaches by itself (a
+    rank that stopped itself, a file that appears, a process that is gone); the timeout only
+    turns a hang into a failure, it never picks a moment."""
     deadline = time.monotonic() + timeout
     while not cond():
         if proc is not None and proc.poll() is not None:
             if cond():
                 break
-            raise AssertionError(f"the process ended (exit {proc.returncode}) before {what}")
+            raise AssertionError(f"the process ended (exit {proc.returncode}) before {_said(what)}")
         if time.monotonic() > deadline:
-            raise AssertionError(f"no {what} within {timeout} s")
+            raise AssertionError(f"no {_said(what)} within {timeout} s")
         time.sleep(step)
+
+
+def _said(what):
+    return what() if callable(what) else what
 
 
 def process_state(pid):
