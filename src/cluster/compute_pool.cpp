@@ -34,7 +34,8 @@ void ComputePool::submit(const proto::WorkBatch& batch) {
   }
   std::vector<core::ThreadPool::Task> tasks;
   tasks.reserve(batch.units.size());
-  for (const auto& u : batch.units) tasks.emplace_back([this, id = batch.batch_id, u](int thread) { run(id, u, thread); });
+  for (const auto& u : batch.units)
+    tasks.emplace_back([this, id = batch.batch_id, u](int thread) { run(id, u, thread); });
   threads_.submit(std::move(tasks));
 }
 

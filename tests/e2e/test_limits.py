@@ -6,7 +6,8 @@ mpirun -n 2.
 
 Timing: a signal is sent at a deterministic point (the phase's announcement on stderr, or the
 injected fault stop-writing for the result file's write), with the process stopped (SIGSTOP)
-while it is queued, so the phase is certainly still running when the signal is handled; the bounds on seconds are generous (the measured times are ~100x smaller)."""
+while it is queued, so the phase is certainly still running when the signal is handled; the
+bounds on seconds are generous (the measured times are ~100x smaller)."""
 import os
 import re
 import signal
