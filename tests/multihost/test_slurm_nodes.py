@@ -37,7 +37,7 @@ def test_a_job_over_three_nodes(slurm, workdir, report):
 def test_time_limit_checkpoint_requeue_resume_across_nodes(slurm, workdir, report):
     """The job over all three nodes is warned before its time limit, checkpoints (exit 75), is
     requeued and resumes on the three nodes with the exact count (slurmtest.Slurm.time_limit_job)."""
-    n = int(os.environ.get("NQ_MH_TIMELIMIT_N", "18"))
+    n = int(os.environ.get("NQ_MH_TIMELIMIT_N", "17"))   # the master holds until warned (time_limit_job)
     jobs = []
     try:
         rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n)

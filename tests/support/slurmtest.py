@@ -2,7 +2,9 @@
 cluster of slurm/cluster.sh; tests/multihost: one slurmd per emulated host). A `Slurm` talks to
 one cluster: its client commands are prefixed by `client` (e.g. ["hosts.sh", "client"] to run
 them on the host where that cluster's slurmctld listens)."""
+import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -22,6 +24,8 @@ FINAL = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEM
          "BOOT_FAIL", "DEADLINE", "PREEMPTED"}
 # slurmctld checks time limits (and sends --signal warnings) every PERIODIC_TIMEOUT seconds.
 CONTROLLER_TICK = 30
+# The time-limit job's master holds (stops itself) at this many journaled units until warned.
+HOLD_AT = 20
 
 
 def run(cmd, **kw):
@@ -62,7 +66,7 @@ class Slurm:
         nodes = [l for l in out.splitlines() if l.strip()]
         return bool(nodes) and all("CPUAlloc=0 " in l for l in nodes)
 
-    def wait_jobs(self, job_ids, timeout, on_requeued=None):
+    def wait_jobs(self, job_ids, timeout, on_requeued=None, each_second=None):
         """Waits until every job (array jobs: every task) has left the queue for good.
 
         A job that checkpointed and requeued itself sits PENDING with Reason=BeginTime for ~120 s;
@@ -70,11 +74,14 @@ class Slurm:
         only once the nodes have released the previous run (no CPU allocated) and a few seconds
         have passed: started within a second of its requeue, slurmctld allocates the job before
         slurmd has finished the old run and kills it ("Killing non-startable batch job: Job
-        credential revoked", exit 1; seen in CI). Returns the final records of all jobs/tasks."""
+        credential revoked", exit 1; seen in CI). each_second() (if given) is called on every
+        look at the queue. Returns the final records of all jobs/tasks."""
         deadline = time.monotonic() + timeout
         seen = {}   # (job, restarts) -> when the requeued job was first seen pending
         bumped = set()
         while True:
+            if each_second:
+                each_second()
             for jid in job_ids:
                 for rec in self.job_records(jid):
                     if rec.get("JobState") == "PENDING" and rec.get("Reason") == "BeginTime":
@@ -112,8 +119,11 @@ class Slurm:
         Checks the partial file between the runs and the log; returns (record, log, result path).
 
         slurmctld sends --signal warnings only on its time-limit check, every 30 s. So that the
-        warning comes a few seconds into the run whatever the machine's speed, a probe job first
-        finds when the checks happen and the real job is submitted ~10 s before one."""
+        warning comes a few seconds into the run, a probe job first finds when the checks happen
+        and the real job is submitted ~10 s before one. So that the run is still computing then,
+        however fast the machine, its master stops itself once HOLD_AT units are journaled
+        (NQUEENS_INJECT_FAULT=stop-after) and is continued only once the log shows the warning
+        (a rerun's master, which stops at once, is continued at once)."""
         lead = 10   # seconds of computing before the warning
         probe_out = workdir / "probe.txt"
         # 2 min with the warning 90 s before the end: the warning comes on the first check after
@@ -130,9 +140,22 @@ class Slurm:
 
         job = write_job(workdir, f"n{n}.toml", n=n, mode="count", symmetry="none", out=f"results/n{n}.h5")
         jid = self.sbatch(list(resources) + ["--time=1", "--signal=B:USR1@30",
-                                             str(SLURM_DIR / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+                                             str(SLURM_DIR / "nqueens.sbatch"), str(job)], workdir,
+                          dict(env, NQUEENS_INJECT_FAULT=f"stop-after:{HOLD_AT}"), jobs)
         result = workdir / "results" / f"n{n}.h5"
         partials = []
+        held = []   # masters seen stopped at HOLD_AT
+
+        def release_master():
+            log = workdir / f"nqueens-{jid}.out"
+            text = log.read_text(errors="replace") if log.is_file() else ""
+            for pid in held_masters(job):
+                if pid not in held:
+                    held.append(pid)
+                # The first run goes on once the warning, forwarded by the script and srun, is
+                # pending at the master; a rerun (its journal is past HOLD_AT) goes on at once.
+                if text.count("start (restart") > 1 or signal.SIGUSR1 in pending_signals(pid):
+                    os.kill(pid, signal.SIGCONT)
 
         def on_requeued(rec):
             # The job is between runs: its file must be a valid partial result.
@@ -142,16 +165,49 @@ class Slurm:
             assert 0 < int(a["units_done"]) < int(a["units_total"])
             assert 0 < int(a["total"]) < KNOWN[n][0]
 
-        recs = self.wait_jobs([jid], timeout=300, on_requeued=on_requeued)
+        recs = self.wait_jobs([jid], timeout=300, on_requeued=on_requeued, each_second=release_master)
         log = log_text(workdir / f"nqueens-{jid}.out")
         (rec,) = recs
         assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
         assert int(rec["Restarts"]) >= 1, (
             f"the job was never interrupted (N = {n} finished before the warning?):\n{log}")
         assert partials, f"no partial result seen between runs:\n{log}"
+        assert held, f"the master never held at {HOLD_AT} journaled units:\n{log}"
+        assert all(int(a["units_done"]) >= HOLD_AT for a in partials), partials
         assert "got SIGUSR1" in log and "nqueens exited with code 75" in log and "job requeued" in log, log
         assert log.count("start (restart") == int(rec["Restarts"]) + 1
         return rec, log, result
+
+
+def held_masters(job):
+    """PIDs of the stopped (state T) rank-0 nqueens processes running job file `job`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            if str(job).encode() not in cmdline or not any(a.endswith(b"nqueens") for a in cmdline):
+                continue
+            environ = (proc / "environ").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state == "T" and (b"PMIX_RANK=0" in environ or b"OMPI_COMM_WORLD_RANK=0" in environ):
+            found.append(int(proc.name))
+    return found
+
+
+def pending_signals(pid):
+    """The signals pending at process `pid` (SigPnd and ShdPnd of /proc/PID/status)."""
+    mask = 0
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(("SigPnd:", "ShdPnd:")):
+                mask |= int(line.split()[1], 16)
+    except OSError:
+        pass
+    return {sig for sig in range(1, 65) if mask >> (sig - 1) & 1}
 
 
 def attrs(path):
