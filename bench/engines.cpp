@@ -13,14 +13,16 @@
 //           the lower ones bucketed by the set of columns they use, and each upper filling
 //           tested against the bucket of the complementary columns, 8 pairs per AVX-512 test.
 //
-// The sample: K unit ids drawn uniformly without replacement (fixed seed: the same plan gives
-// the same sample), timed in random order until --max-seconds of engine time are spent, so a
-// cut-short sample is still a random sample. The plan's core-seconds are estimated as
-// units * mean(seconds per unit), standard error units * sd / sqrt(k) * sqrt(1 - k / units).
+// The sample: K units, one at random in each of K equal strata of the id range (fixed seed: the
+// same plan gives the same sample), timed in pairs of neighbouring strata, the pairs in random
+// order, until --max-seconds of engine time are spent (a cut-short sample is a random sample of
+// pairs). The plan's core-seconds and nodes: units * the mean per unit, standard errors from the
+// pairs (see estimate()).
 // Machines are shared and noisy: read the ratios between engines (same units, same run).
 //
 // Output: one table row per N and engine; lines starting with "estimate" are machine-readable:
-//   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS SAMPLED DEPTH
+//   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS TIMED DEPTH NODES NODES_REL_ERROR
+// (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds).
 // Exit codes: 0 every engine agreed on every unit, 1 a count differs, 2 bad usage.
 #include <algorithm>
 #include <bit>
@@ -54,7 +56,7 @@ constexpr const char* kUsage =
     "  --plan run    the default plan of `nqueens run` (default); count: that of `nqueens count`\n"
     "                with 2 threads (the border alone at every N >= 4)\n"
     "  --depth D     this depth instead (full symmetry)\n"
-    "  --sample K    units drawn at random (default 40)\n"
+    "  --sample K    units drawn, one per stratum of the id range (default 40)\n"
     "  --max-seconds stop timing an N after this much engine time (default: no limit)\n";
 
 struct Options {
@@ -237,35 +239,39 @@ struct Sampled {
   core::RowSearch search;
 };
 
+// K units in K equal strata of the id range, one at random in each (the units of a plan are
+// ordered by their border, and their cost depends on it: stratifying takes that variation out
+// of the estimate). Returned in pairs of neighbouring strata, the pairs in random order.
 std::vector<Sampled> draw(const core::UnitPlan& plan, std::uint64_t units, std::size_t k, std::uint64_t seed) {
   std::mt19937_64 rng(seed * 1000003u + static_cast<std::uint64_t>(plan.n()));
+  k = std::min<std::uint64_t>(k + k % 2, units - units % 2);
   std::vector<std::uint64_t> ids;
-  if (k >= units) {
-    for (std::uint64_t i = 0; i < units; ++i) ids.push_back(i);
-  } else {
-    std::uniform_int_distribution<std::uint64_t> pick(0, units - 1);
-    while (ids.size() < k) {
-      const std::uint64_t id = pick(rng);
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    }
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::uint64_t lo = units * i / k, hi = units * (i + 1) / k;
+    ids.push_back(lo + rng() % (hi - lo));
   }
-  std::sort(ids.begin(), ids.end());
-  std::vector<Sampled> out;
+  std::vector<Sampled> in_order;
   core::UnitCursor cursor(plan);
   core::WorkUnit u;
   for (std::size_t next = 0; next < ids.size() && cursor.next(u);)
     if (u.id == ids[next]) {
-      out.push_back({u, *core::prepare_search(plan.n(), u.placement)});
+      in_order.push_back({u, *core::prepare_search(plan.n(), u.placement)});
       ++next;
     }
-  std::shuffle(out.begin(), out.end(), rng);   // timed in random order (see --max-seconds)
+  std::vector<std::size_t> pairs(in_order.size() / 2);
+  for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i] = i;
+  std::shuffle(pairs.begin(), pairs.end(), rng);   // timed in random order (see --max-seconds)
+  std::vector<Sampled> out;
+  for (std::size_t p : pairs) {
+    out.push_back(in_order[2 * p]);
+    out.push_back(in_order[2 * p + 1]);
+  }
   return out;
 }
 
 struct EngineRun {
-  std::vector<double> seconds;
+  std::vector<double> seconds, nodes;
   std::vector<core::Count> solutions;
-  core::Count nodes = 0;
   std::size_t peak_bytes = 0;
 };
 
@@ -280,16 +286,29 @@ struct Estimate {
   double total = 0, rel_se = 0, mean = 0;
 };
 
-Estimate estimate(const std::vector<double>& t, std::uint64_t units) {
-  const auto k = static_cast<double>(t.size()), u = static_cast<double>(units);
-  if (t.empty()) return {};
-  double sum = 0, sq = 0;
-  for (double x : t) sum += x;
-  const double mean = sum / k;
-  for (double x : t) sq += (x - mean) * (x - mean);
-  const double sd = k > 1 ? std::sqrt(sq / (k - 1)) : 0;
-  const double se = u * sd / std::sqrt(k) * std::sqrt(std::max(0.0, 1 - k / u));
-  return {u * mean, mean > 0 ? se / (u * mean) : 0, mean};
+// The plan's total of a per-unit quantity x from the timed pairs of strata (x[2j], x[2j+1]).
+// All pairs timed: the stratified estimate, its variance from the pairs' differences (collapsed
+// strata: each pair's mean has variance ~ (a - b)^2 / 4). Cut short (--max-seconds): the pairs'
+// means as a simple random sample of pairs.
+Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t pairs_drawn) {
+  const std::size_t p = x.size() / 2;
+  if (p == 0) return {};
+  const auto u = static_cast<double>(units), pf = static_cast<double>(p);
+  double sum = 0, within = 0;
+  std::vector<double> means;
+  for (std::size_t j = 0; j < p; ++j) {
+    means.push_back((x[2 * j] + x[2 * j + 1]) / 2);
+    sum += means.back();
+    within += (x[2 * j] - x[2 * j + 1]) * (x[2 * j] - x[2 * j + 1]) / 4;
+  }
+  const double mean = sum / pf;
+  double var = within / (pf * pf);
+  if (p < pairs_drawn) {
+    double sq = 0;
+    for (double m : means) sq += (m - mean) * (m - mean);
+    var = p > 1 ? sq / (pf - 1) / pf * (1 - pf / static_cast<double>(pairs_drawn)) + within / (pf * pf) : 0;
+  }
+  return {u * mean, mean > 0 ? std::sqrt(var) / mean : 0, mean};
 }
 
 }  // namespace
@@ -311,9 +330,11 @@ int main(int argc, char** argv) {
     std::printf("nq_engines: no AVX-512 on this CPU: vector and mitm left out\n");
     if (o.engines.empty()) return 2;
   }
-  std::printf("%3s %5s %11s %7s %-7s %11s %14s %8s %10s %12s %s\n", "N", "depth", "units", "timed",
-              "engine", "ms/unit", "plan core-s", "+-%", "vs first", "nodes/unit", "memory");
+  std::printf("%3s %5s %11s %7s %-7s %11s %14s %8s %10s %20s %8s %s\n", "N", "depth", "units", "timed",
+              "engine", "ms/unit", "plan core-s", "+-%", "vs first", "plan nodes", "ns/node", "memory");
   bool agree = true;
+  std::string estimates;
+  char line_buffer[256];
   for (int n : o.sizes) {
     const auto sym = core::Symmetry::full;
     const int depth = o.depth ? std::min(o.depth, n)
@@ -329,7 +350,7 @@ int main(int argc, char** argv) {
     double spent = 0;
     std::size_t timed_units = 0;
     for (const Sampled& x : sample) {
-      if (o.max_seconds > 0 && spent >= o.max_seconds && timed_units >= 2) break;
+      if (o.max_seconds > 0 && spent >= o.max_seconds && timed_units % 2 == 0 && timed_units >= 2) break;
       for (std::size_t e = 0; e < o.engines.size(); ++e) {
         const std::string& name = o.engines[e];
         core::SearchStats st;
@@ -352,7 +373,7 @@ int main(int argc, char** argv) {
         spent += t;
         runs[e].seconds.push_back(t);
         runs[e].solutions.push_back(st.solutions);
-        runs[e].nodes += st.nodes;
+        runs[e].nodes.push_back(static_cast<double>(st.nodes));
         if (st.solutions != runs[0].solutions.back()) {
           std::printf("MISMATCH N = %d unit %llu: %s %llu, %s %llu\n", n,
                       static_cast<unsigned long long>(x.unit.id), name.c_str(),
@@ -365,22 +386,29 @@ int main(int argc, char** argv) {
     }
     double first_sum = 0;
     for (double t : runs[0].seconds) first_sum += t;
+    const std::size_t pairs_drawn = sample.size() / 2;
     for (std::size_t e = 0; e < o.engines.size(); ++e) {
-      const Estimate est = estimate(runs[e].seconds, units);
+      const Estimate est = estimate(runs[e].seconds, units, pairs_drawn);
+      const Estimate nodes = estimate(runs[e].nodes, units, pairs_drawn);
       double sum = 0;
       for (double t : runs[e].seconds) sum += t;
-      const std::string nodes = runs[e].nodes ? std::to_string(runs[e].nodes / timed_units) : "-";
-      const std::string memory = runs[e].peak_bytes ? std::to_string(runs[e].peak_bytes >> 20) + " MB" : "-";
-      std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %12s %s\n", n, depth,
+      char node_text[64] = "-", ns_text[32] = "-";
+      if (nodes.total > 0) {
+        std::snprintf(node_text, sizeof node_text, "%.4g +-%.1f%%", nodes.total, nodes.rel_se * 100);
+        std::snprintf(ns_text, sizeof ns_text, "%.3f", est.total / nodes.total * 1e9);
+      }
+      char memory[32] = "-";
+      if (runs[e].peak_bytes) std::snprintf(memory, sizeof memory, "%.1f MB", static_cast<double>(runs[e].peak_bytes) / 1e6);
+      std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %20s %8s %s\n", n, depth,
                   static_cast<unsigned long long>(units), timed_units, o.engines[e].c_str(), est.mean * 1e3,
-                  est.total, est.rel_se * 100, first_sum > 0 ? sum / first_sum : 0.0, nodes.c_str(),
-                  memory.c_str());
+                  est.total, est.rel_se * 100, first_sum > 0 ? sum / first_sum : 0.0, node_text, ns_text, memory);
+      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f\n", n,
+                    o.engines[e].c_str(), est.total, est.rel_se, static_cast<unsigned long long>(units),
+                    timed_units, depth, nodes.total, nodes.rel_se);
+      estimates += line_buffer;
     }
-    for (std::size_t e = 0; e < o.engines.size(); ++e) {
-      const Estimate est = estimate(runs[e].seconds, units);
-      std::printf("estimate %d %s %.6g %.4f %llu %zu %d\n", n, o.engines[e].c_str(), est.total, est.rel_se,
-                  static_cast<unsigned long long>(units), timed_units, depth);
-    }
+    std::fputs(estimates.c_str(), stdout);
+    estimates.clear();
     std::fflush(stdout);
   }
   return agree ? 0 : 1;

@@ -24,14 +24,6 @@ peers=${PEERS:-build/peers}
 out=${OUT:-$tmp/estimates.txt}
 : >"$out"
 
-# Ours: one nq_engines run per N (so that MAX_SECONDS applies per N).
-for n in $ns; do
-  args=(--n "$n" --sample "$sample" --engines "$engines")
-  [ -n "${MAX_SECONDS:-}" ] && args+=(--max-seconds "$MAX_SECONDS")
-  "$bin" "${args[@]}" | tee "$tmp/ours-$n.txt" | grep -v '^estimate'
-  grep '^estimate' "$tmp/ours-$n.txt" >>"$out"
-done
-
 peer_source() {   # the shared peers folder, seen from a checkout in /work/main or /work/wt/NAME
   local d
   for d in ${PEER_SRC:-} ../shared/peers ../../shared/peers; do
@@ -40,29 +32,33 @@ peer_source() {   # the shared peers folder, seen from a checkout in /work/main 
   echo "bench: no peers folder (set PEER_SRC)" >&2
   exit 2
 }
-peer_seconds() {   # binary args... -> the peer's own "Elapsed time", its total checked elsewhere
+peer_seconds() {   # binary args... -> the peer's own "Elapsed time"
   "$@" | awk '/^Elapsed time:/ {print $3}'
 }
 declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=8000)
-if [ "$peers" != none ]; then
-  for n in $ns; do
-    [ -n "${parts[$n]:-}" ] || continue
-    [ -x "$peers/kluev-$n" ] || "$(peer_source)/build-kluev" "$n" "$peers"
-    p=${parts[$n]}
-    setup=$(peer_seconds "$peers/kluev-$n" 1 1000000000 999999)
-    times=""
-    for part in $(awk -v n="$n" -v p="$p" -v k="$slices" 'BEGIN {srand(n); for (i = 0; i < k; i++) print int(rand() * p)}'); do
-      times+="$(peer_seconds "$peers/kluev-$n" 1 "$p" "$part") "
-    done
-    echo "$times" | awk -v n="$n" -v p="$p" -v s="$setup" -v k="$slices" '{
-      m = 0; for (i = 1; i <= NF; i++) { w[i] = $i - s; m += w[i] } m /= NF
-      v = 0; for (i = 1; i <= NF; i++) v += (w[i] - m) ^ 2; sd = NF > 1 ? sqrt(v / (NF - 1)) : 0
-      t = s + p * m
-      printf "peer N=%d: setup %.2f s, %d slices of 1/%d: %s s\n", n, s, NF, p, $0 > "/dev/stderr"
-      printf "estimate %d peer %.6g %.4f %d %d 0\n", n, t, p * sd / sqrt(NF) / t, p, NF
-    }' >>"$out"
+
+# Per N, ours then the peer, so that both see the same load on a shared machine.
+for n in $ns; do
+  args=(--n "$n" --sample "$sample" --engines "$engines")
+  [ -n "${MAX_SECONDS:-}" ] && args+=(--max-seconds "$MAX_SECONDS")
+  "$bin" "${args[@]}" | tee "$tmp/ours-$n.txt" | grep -v '^estimate'
+  grep '^estimate' "$tmp/ours-$n.txt" >>"$out"
+  [ "$peers" != none ] && [ -n "${parts[$n]:-}" ] && [ "$slices" -gt 0 ] || continue
+  [ -x "$peers/kluev-$n" ] || "$(peer_source)/build-kluev" "$n" "$peers"
+  p=${parts[$n]}
+  setup=$(peer_seconds "$peers/kluev-$n" 1 1000000000 999999)
+  times=""
+  for part in $(awk -v n="$n" -v p="$p" -v k="$slices" 'BEGIN {srand(n); for (i = 0; i < k; i++) print int(rand() * p)}'); do
+    times+="$(peer_seconds "$peers/kluev-$n" 1 "$p" "$part") "
   done
-fi
+  echo "$times" | awk -v n="$n" -v p="$p" -v s="$setup" '{
+    m = 0; for (i = 1; i <= NF; i++) { w[i] = $i - s; m += w[i] } m /= NF
+    v = 0; for (i = 1; i <= NF; i++) v += (w[i] - m) ^ 2; sd = NF > 1 ? sqrt(v / (NF - 1)) : 0
+    t = s + p * m
+    printf "peer N=%d: set-up %.2f s, %d slices of 1/%d: %s s -> %.4g core-s\n", n, s, NF, p, $0, t > "/dev/stderr"
+    printf "estimate %d peer %.6g %.4f %d %d 0 0 0\n", n, t, p * sd / sqrt(NF) / t, p, NF
+  }' >>"$out"
+done
 
 # The table: ours (the first engine) against the peer, and the growth per N of each.
 awk -v first="${engines%%,*}" '
