@@ -10,8 +10,9 @@ Model: core-seconds(N) = ns_per_node * nodes(N), with nodes(N) = Q(N) * nodes_pe
 with its measured growth per N). A job of U units on C cores asks the master for C / (mean unit
 seconds) units per second while it runs; the master sustains --master-rate (bench/dispatch.sh).
 With --sampled FILE (the estimates of bench/engines.sh OUT=FILE: sampled units of the same default
-plans, timed on one core), the N it holds take their core-seconds from there, with its standard
-error in the "+-" column; the other N keep the node model ("model")."""
+plans), the N it holds take their search nodes from there (counted on the sampled units, so
+independent of the machine's load; times --ns-per-node), or its timed core-seconds where a line has
+no nodes, with the standard error in the "+-" column; the other N keep the node model ("model")."""
 import argparse
 import csv
 import math
@@ -77,7 +78,11 @@ def main():
             for line in f:
                 w = line.split()
                 if len(w) >= 5 and w[0] == "estimate" and w[2] == "vector":
-                    sampled[int(w[1])] = (float(w[3]), float(w[4]))
+                    nodes = float(w[8]) if len(w) >= 10 else 0.0
+                    if nodes > 0:
+                        sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))
+                    else:
+                        sampled[int(w[1])] = (float(w[3]), float(w[4]))
     measured = {int(k): int(v) for k, v in (p.split(":") for p in a.nodes.split(","))}
     ns = sorted(measured)
     per_sol = {n: measured[n] / q[n] for n in ns}

@@ -7,8 +7,9 @@
 # estimates go to a file that `bench/capacity.py --sampled file` reads.
 #
 # Peer slices: a slice costs the peer's set-up (its quarter tables) plus 1/PARTS of the work; the
-# set-up is timed alone (an empty slice) and counted once: total = setup + PARTS * mean(slice -
-# setup), standard error PARTS * sd / sqrt(slices). The peer builds for N = 16..22 only.
+# set-up is timed alone (an empty slice, median of 3) and counted once: total = setup + PARTS *
+# mean(slice - setup), standard error PARTS * sd / sqrt(slices). PARTS per N keeps the work of a
+# slice well above the set-up. The peer builds for N = 16..22 only.
 #
 # Usage: [OUT=est.txt] [ENGINES=vector,scalar,mitm] [MAX_SECONDS=120] [PEERS=dir|none]
 #        bench/engines.sh [NS="20 21 22"] [SAMPLE=60] [SLICES=4]
@@ -24,18 +25,10 @@ peers=${PEERS:-build/peers}
 out=${OUT:-$tmp/estimates.txt}
 : >"$out"
 
-peer_source() {   # the shared peers folder, seen from a checkout in /work/main or /work/wt/NAME
-  local d
-  for d in ${PEER_SRC:-} ../shared/peers ../../shared/peers; do
-    [ -x "$d/build-kluev" ] && { echo "$d"; return; }
-  done
-  echo "bench: no peers folder (set PEER_SRC)" >&2
-  exit 2
-}
 peer_seconds() {   # binary args... -> the peer's own "Elapsed time"
   "$@" | awk '/^Elapsed time:/ {print $3}'
 }
-declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=8000)
+declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000)
 
 # Per N, ours then the peer, so that both see the same load on a shared machine.
 for n in $ns; do
@@ -46,7 +39,7 @@ for n in $ns; do
   [ "$peers" != none ] && [ -n "${parts[$n]:-}" ] && [ "$slices" -gt 0 ] || continue
   [ -x "$peers/kluev-$n" ] || "$(peer_source)/build-kluev" "$n" "$peers"
   p=${parts[$n]}
-  setup=$(peer_seconds "$peers/kluev-$n" 1 1000000000 999999)
+  setup=$(for i in 1 2 3; do peer_seconds "$peers/kluev-$n" 1 1000000000 999999; done | median)
   times=""
   for part in $(awk -v n="$n" -v p="$p" -v k="$slices" 'BEGIN {srand(n); for (i = 0; i < k; i++) print int(rand() * p)}'); do
     times+="$(peer_seconds "$peers/kluev-$n" 1 "$p" "$part") "

@@ -11,14 +11,6 @@ threads=${2:-"1 2"}
 reps=${3:-3}
 bin=${NQUEENS_BIN:-build/release/src/app/nqueens}
 peers=${PEERS:-build/peers}
-peer_source() {
-  local d
-  for d in ${PEER_SRC:-} ../shared/peers ../../shared/peers; do
-    [ -x "$d/build-kluev" ] && { echo "$d"; return; }
-  done
-  echo "bench: no peers folder (set PEER_SRC)" >&2
-  exit 2
-}
 known() { awk -v n="$1" '$1 == n {print $2}' data/known-counts.tsv; }
 timed() {   # name, command... -> appends wall seconds to wall[name], peak KB to rss[name]
   local name=$1 t0 t1
