@@ -228,7 +228,11 @@ core::Count mitm_count(const core::RowSearch& s, MitmScratch& w) {
       count = _mm512_mask_sub_epi64(count, ok, count, minus_one);
     }
   });
-  return static_cast<core::Count>(_mm512_reduce_add_epi64(count));
+  alignas(64) std::uint64_t lanes[8];   // not _mm512_reduce_add_epi64: g++ 12 warns inside it
+  _mm512_store_si512(lanes, count);
+  core::Count total = 0;
+  for (std::uint64_t c : lanes) total += c;
+  return total;
 }
 #endif
 
