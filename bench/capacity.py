@@ -2,12 +2,17 @@
 """Capacity model of a counting job (README, "Capacity"): for each N, the default plan's units,
 the core-hours, the mean unit time, the result-file size and the master's load at 1, 100 and
 10,000 nodes, from costs measured on this machine (the defaults below; see README for the
-commands that measured them). Usage: bench/capacity.py [--cores-per-node 64] [--master-rate R] ...
+commands that measured them). Usage: bench/capacity.py [--cores-per-node 64] [--master-rate R]
+[--sampled FILE] ...
 
 Model: core-seconds(N) = ns_per_node * nodes(N), with nodes(N) = Q(N) * nodes_per_solution(N)
 (Q(N) from data/known-counts.tsv; nodes per solution measured at N = 16..19 and extrapolated
 with its measured growth per N). A job of U units on C cores asks the master for C / (mean unit
-seconds) units per second while it runs; the master sustains --master-rate (bench/dispatch.sh)."""
+seconds) units per second while it runs; the master sustains --master-rate (bench/dispatch.sh).
+With --sampled FILE (the estimates of bench/engines.sh OUT=FILE: sampled units of the same default
+plans), the N it holds take their search nodes from there (counted on the sampled units, so
+independent of the machine's load; times --ns-per-node), or its timed core-seconds where a line has
+no nodes, with the standard error in the "+-" column; the other N keep the node model ("model")."""
 import argparse
 import csv
 import math
@@ -54,6 +59,7 @@ def main():
                     help="one core's time per search node (nq_bench, N = 18, 1 thread)")
     ap.add_argument("--nodes", default="16:173577526,17:1189894450,18:8680644158,19:66380999795",
                     help="measured search nodes per N (nq_bench 'ours nodes')")
+    ap.add_argument("--sampled", help="estimates from bench/engines.sh (OUT=FILE), engine 'vector'")
     ap.add_argument("--cores-per-node", type=int, default=64)
     ap.add_argument("--master-rate", type=float, default=300000,
                     help="units/s the master sustains (bench/dispatch.sh measured 530k-720k)")
@@ -66,6 +72,17 @@ def main():
     a = ap.parse_args()
 
     q = known_totals()
+    sampled = {}
+    if a.sampled:
+        with open(a.sampled) as f:
+            for line in f:
+                w = line.split()
+                if len(w) >= 5 and w[0] == "estimate" and w[2] == "vector":
+                    nodes = float(w[8]) if len(w) >= 10 else 0.0
+                    if nodes > 0:
+                        sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))
+                    else:
+                        sampled[int(w[1])] = (float(w[3]), float(w[4]))
     measured = {int(k): int(v) for k, v in (p.split(":") for p in a.nodes.split(","))}
     ns = sorted(measured)
     per_sol = {n: measured[n] / q[n] for n in ns}
@@ -76,7 +93,7 @@ def main():
     print(f"Model constants: {a.ns_per_node} ns/node/core; nodes/solution {per_sol[ns[-1]]:.2f} at N = {ns[-1]}, "
           f"x{growth:.3f} per N; {a.cores_per_node} cores/node; master {a.master_rate:,.0f} units/s")
     scales = [1, 100, 10000]
-    head = ["N", "depth", "units", "core-hours", "unit (1 core)", "file", "journal", "master RAM"]
+    head = ["N", "depth", "units", "core-hours", "+-", "unit (1 core)", "file", "journal", "master RAM"]
     head += [f"wall @{s} nodes" for s in scales] + [f"master load @{s}" for s in scales]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -84,8 +101,12 @@ def main():
         depth, units = plans[n]
         sol_nodes = per_sol[n] if n in per_sol else per_sol[ns[-1]] * growth ** (n - ns[-1])
         core_s = a.ns_per_node * 1e-9 * sol_nodes * q[n]
+        error = "model"
+        if n in sampled:
+            core_s, rel = sampled[n]
+            error = f"{100 * rel:.0f} %"
         unit_s = core_s / units
-        row = [str(n), str(depth), f"{units:,}", f"{core_s / 3600:,.3g}", human_seconds(unit_s),
+        row = [str(n), str(depth), f"{units:,}", f"{core_s / 3600:,.3g}", error, human_seconds(unit_s),
                human_bytes(units * a.file_bytes_per_unit), human_bytes(units * a.journal_bytes_per_unit),
                human_bytes(units * a.master_bytes_per_unit)]
         for s in scales:

@@ -1,0 +1,419 @@
+// nq_engines: times the counting engines side by side on a random sample of the work units of a
+// plan (any N, any depth), and estimates the whole plan's core-seconds with error bars. Used by
+// bench/engines.sh (issue 13) for the growth estimate that feeds bench/capacity.py.
+//
+//   nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]
+//              [--engines vector,scalar,mitm] [--max-seconds S]
+//
+// Engines (every one is checked against the first on every sampled unit):
+//   vector  core::count_completions_vector, the AVX-512 tree walker `nqueens` uses;
+//   scalar  core::count_completions_scalar, the plain iterative tree walker;
+//   mitm    a meet-in-the-middle join measured for issue 13 (bench-only, not in core: it never
+//           measured faster): the fillings of the upper and lower halves of a unit's free rows,
+//           the lower ones bucketed by the set of columns they use, and each upper filling
+//           tested against the bucket of the complementary columns, 8 pairs per AVX-512 test.
+//
+// The sample: K units, one at random in each of K equal strata of the id range (fixed seed: the
+// same plan gives the same sample), timed in pairs of neighbouring strata, the pairs in random
+// order, until --max-seconds of engine time are spent (a cut-short sample is a random sample of
+// pairs). The plan's core-seconds and nodes: units * the mean per unit, standard errors from the
+// pairs (see estimate()).
+// Machines are shared and noisy: read the ratios between engines (same units, same run).
+//
+// Output: one table row per N and engine; lines starting with "estimate" are machine-readable:
+//   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS TIMED DEPTH NODES NODES_REL_ERROR
+// (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds).
+// Exit codes: 0 every engine agreed on every unit, 1 a count differs, 2 bad usage.
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+#include "core/kernel.h"
+#include "core/units.h"
+
+// The join needs AVX-512 and BMI2 at compile time (the default -march=native build here);
+// without them nq_engines offers the tree walkers only.
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__BMI2__)
+#include <immintrin.h>
+#define NQ_ENGINES_AVX512 1
+#endif
+
+namespace core = nq::core;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]\n"
+    "                  [--engines vector,scalar,mitm] [--max-seconds S]\n"
+    "  --plan run    the default plan of `nqueens run` (default); count: that of `nqueens count`\n"
+    "                with 2 threads (the border alone at every N >= 4)\n"
+    "  --depth D     this depth instead (full symmetry)\n"
+    "  --sample K    units drawn, one per stratum of the id range (default 40)\n"
+    "  --max-seconds stop timing an N after this much engine time (default: no limit)\n";
+
+struct Options {
+  std::vector<int> sizes{18};
+  bool count_plan = false;
+  int depth = 0;
+  std::size_t sample = 40;
+  std::uint64_t seed = 1;
+  std::vector<std::string> engines{"vector", "scalar"};
+  double max_seconds = 0;
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw std::invalid_argument("empty list '" + s + "'");
+  return out;
+}
+
+long positive(const std::string& s, const std::string& what) {
+  std::size_t used = 0;
+  long v = 0;
+  try {
+    v = std::stol(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size() || v < 1) throw std::invalid_argument("bad " + what + " '" + s + "'");
+  return v;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--n") {
+      o.sizes.clear();
+      for (const auto& s : split(value())) {
+        const long n = positive(s, "N");
+        if (n < 4 || n > core::kMaxN) throw std::invalid_argument("N " + s + " is outside 4..32");
+        o.sizes.push_back(static_cast<int>(n));
+      }
+    } else if (a == "--plan") {
+      const std::string p = value();
+      if (p != "run" && p != "count") throw std::invalid_argument("unknown plan '" + p + "'");
+      o.count_plan = p == "count";
+    } else if (a == "--depth") {
+      o.depth = static_cast<int>(positive(value(), "depth"));
+    } else if (a == "--sample") {
+      o.sample = static_cast<std::size_t>(positive(value(), "sample size"));
+    } else if (a == "--seed") {
+      o.seed = static_cast<std::uint64_t>(positive(value(), "seed"));
+    } else if (a == "--max-seconds") {
+      o.max_seconds = static_cast<double>(positive(value(), "seconds"));
+    } else if (a == "--engines") {
+      o.engines = split(value());
+      for (const auto& e : o.engines)
+        if (e != "vector" && e != "scalar" && e != "mitm") throw std::invalid_argument("unknown engine '" + e + "'");
+    } else if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      std::exit(0);
+    } else {
+      throw std::invalid_argument("unknown option " + a);
+    }
+  }
+  return o;
+}
+
+#if NQ_ENGINES_AVX512
+// ---- The meet-in-the-middle join (bench-only study) ----
+//
+// Levels 0..k-1 of the unit's search are the upper half, k..m-1 the lower half. A filling of a
+// half is described by the columns it uses and by the diagonals of its queens, kept only where
+// both halves can meet: a queen at (r, c) is on the down-right diagonal c + r and the down-left
+// diagonal c - r. With R = row[k] (the first lower row) and R' = row[k-1] (the last upper row),
+// bit c + r - R of the low word and bit c - r + R' of the high word: each lands in 0..n-1 for
+// every diagonal an upper and a lower queen can share, and the others fall off or cannot match.
+// A pair is a solution iff the column sets are complementary and the packed words are disjoint.
+struct MitmScratch {
+  std::vector<std::uint64_t> lower, sorted;
+  std::vector<std::uint32_t> key, offset, fill;
+  std::size_t bytes() const {
+    return (lower.capacity() + sorted.capacity()) * 8 + (key.capacity() + offset.capacity() + fill.capacity()) * 4;
+  }
+};
+constexpr int kMitmMaxLevels = 24;   // the buckets are indexed by a column set: 2^levels of them
+
+// Calls f(column set as bits of the unit's free columns, packed diagonals) for every filling of
+// levels lo..hi-1 (no pruning beyond the halves' own constraints).
+template <class F>
+void for_each_filling(const core::RowSearch& s, int lo, int hi, int k, core::Mask free_cols, F&& f) {
+  const int n = s.n, r_low = s.row[k], r_up = s.row[k - 1];
+  struct Frame {
+    core::Mask cols, dl, dr, avail;
+    std::uint64_t sum, diff;   // bit c + r and bit c - r + n of every queen placed
+  };
+  Frame st[core::kMaxN + 1];
+  int d = lo;
+  st[d] = {0, 0, 0, ~s.blocked[d], 0, 0};
+  for (;;) {
+    if (!st[d].avail) {
+      if (d == lo) return;
+      --d;
+      continue;
+    }
+    const core::Mask bit = st[d].avail & (0u - st[d].avail);
+    st[d].avail ^= bit;
+    const int c = std::countr_zero(bit), r = s.row[d];
+    const std::uint64_t sum = st[d].sum | std::uint64_t{1} << (c + r);
+    const std::uint64_t diff = st[d].diff | std::uint64_t{1} << (c - r + n);
+    const core::Mask cols = st[d].cols | bit;
+    if (d + 1 == hi) {
+      const std::uint64_t low = (sum >> r_low) & 0xFFFFFFFFu, high = (diff >> (n - r_up)) & 0xFFFFFFFFu;
+      f(static_cast<std::uint32_t>(_pext_u32(cols, free_cols)), low | high << 32);
+      continue;
+    }
+    const int g = s.gap[d];
+    const core::Mask dl = (st[d].dl | bit) << g, dr = (st[d].dr | bit) >> g;
+    const core::Mask next = ~(cols | dl | dr | s.blocked[d + 1]);
+    if (!next) continue;
+    ++d;
+    st[d] = {cols, dl, dr, next, sum, diff};
+  }
+}
+
+core::Count mitm_count(const core::RowSearch& s, MitmScratch& w) {
+  const int m = s.levels;
+  if (m < 4) return core::count_completions_scalar(s).solutions;
+  core::Mask used = 0;
+  for (int r = 0; r < s.n; ++r)
+    if (s.placement[r] != core::kEmptyRow) used |= core::Mask{1} << s.placement[r];
+  const core::Mask free_cols = core::full_mask(s.n) & ~used;
+  const int k = m / 2 + 1;   // measured: the lower half is then the smaller table
+  w.lower.clear();
+  w.key.clear();
+  for_each_filling(s, k, m, k, free_cols, [&](std::uint32_t key, std::uint64_t packed) {
+    w.key.push_back(key);
+    w.lower.push_back(packed);
+  });
+  const std::size_t buckets = std::size_t{1} << m;
+  w.offset.assign(buckets + 1, 0);
+  for (std::uint32_t key : w.key) ++w.offset[key + 1];
+  for (std::size_t i = 0; i < buckets; ++i) w.offset[i + 1] += w.offset[i];
+  w.fill.assign(w.offset.begin(), w.offset.end() - 1);
+  w.sorted.resize(w.lower.size());
+  for (std::size_t i = 0; i < w.lower.size(); ++i) w.sorted[w.fill[w.key[i]]++] = w.lower[i];
+  const auto all = static_cast<std::uint32_t>(buckets - 1);
+  __m512i count = _mm512_setzero_si512();
+  const __m512i minus_one = _mm512_set1_epi64(-1);
+  for_each_filling(s, 0, k, k, free_cols, [&](std::uint32_t key, std::uint64_t packed) {
+    const std::uint32_t other = all ^ key;
+    const std::uint64_t* b = w.sorted.data() + w.offset[other];
+    const auto size = static_cast<int>(w.offset[other + 1] - w.offset[other]);
+    const __m512i u = _mm512_set1_epi64(static_cast<long long>(packed));
+    int i = 0;
+    for (; i + 8 <= size; i += 8) {
+      const __mmask8 ok = _mm512_testn_epi64_mask(_mm512_loadu_si512(b + i), u);
+      count = _mm512_mask_sub_epi64(count, ok, count, minus_one);
+    }
+    if (i < size) {
+      const auto tail = static_cast<__mmask8>((1u << (size - i)) - 1);
+      const __mmask8 ok = _mm512_mask_testn_epi64_mask(tail, _mm512_maskz_loadu_epi64(tail, b + i), u);
+      count = _mm512_mask_sub_epi64(count, ok, count, minus_one);
+    }
+  });
+  alignas(64) std::uint64_t lanes[8];   // not _mm512_reduce_add_epi64: g++ 12 warns inside it
+  _mm512_store_si512(lanes, count);
+  core::Count total = 0;
+  for (std::uint64_t c : lanes) total += c;
+  return total;
+}
+#endif
+
+// ---- Sampling and timing ----
+
+struct Sampled {
+  core::WorkUnit unit;
+  core::RowSearch search;
+};
+
+// K units in K equal strata of the id range, one at random in each (the units of a plan are
+// ordered by their border, and their cost depends on it: stratifying takes that variation out
+// of the estimate). Returned in pairs of neighbouring strata, the pairs in random order.
+std::vector<Sampled> draw(const core::UnitPlan& plan, std::uint64_t units, std::size_t k, std::uint64_t seed) {
+  std::mt19937_64 rng(seed * 1000003u + static_cast<std::uint64_t>(plan.n()));
+  k = std::min<std::uint64_t>(k + k % 2, units - units % 2);
+  std::vector<std::uint64_t> ids;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::uint64_t lo = units * i / k, hi = units * (i + 1) / k;
+    ids.push_back(lo + rng() % (hi - lo));
+  }
+  std::vector<Sampled> in_order;
+  core::UnitCursor cursor(plan);
+  core::WorkUnit u;
+  for (std::size_t next = 0; next < ids.size() && cursor.next(u);)
+    if (u.id == ids[next]) {
+      in_order.push_back({u, *core::prepare_search(plan.n(), u.placement)});
+      ++next;
+    }
+  std::vector<std::size_t> pairs(in_order.size() / 2);
+  for (std::size_t i = 0; i < pairs.size(); ++i) pairs[i] = i;
+  std::shuffle(pairs.begin(), pairs.end(), rng);   // timed in random order (see --max-seconds)
+  std::vector<Sampled> out;
+  for (std::size_t p : pairs) {
+    out.push_back(in_order[2 * p]);
+    out.push_back(in_order[2 * p + 1]);
+  }
+  return out;
+}
+
+struct EngineRun {
+  std::vector<double> seconds, nodes;
+  std::vector<core::Count> solutions;
+  std::size_t peak_bytes = 0;
+};
+
+template <class F>
+double timed(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct Estimate {
+  double total = 0, rel_se = 0, mean = 0;
+};
+
+// The plan's total of a per-unit quantity x from the timed pairs of strata (x[2j], x[2j+1]).
+// All pairs timed: the stratified estimate, its variance from the pairs' differences (collapsed
+// strata: each pair's mean has variance ~ (a - b)^2 / 4). Cut short (--max-seconds): the pairs'
+// means as a simple random sample of pairs.
+Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t pairs_drawn) {
+  const std::size_t p = x.size() / 2;
+  if (p == 0) return {};
+  const auto u = static_cast<double>(units), pf = static_cast<double>(p);
+  double sum = 0, within = 0;
+  std::vector<double> means;
+  for (std::size_t j = 0; j < p; ++j) {
+    means.push_back((x[2 * j] + x[2 * j + 1]) / 2);
+    sum += means.back();
+    within += (x[2 * j] - x[2 * j + 1]) * (x[2 * j] - x[2 * j + 1]) / 4;
+  }
+  const double mean = sum / pf;
+  double var = within / (pf * pf);
+  if (p < pairs_drawn) {
+    double sq = 0;
+    for (double m : means) sq += (m - mean) * (m - mean);
+    var = p > 1 ? sq / (pf - 1) / pf * (1 - pf / static_cast<double>(pairs_drawn)) + within / (pf * pf) : 0;
+  }
+  return {u * mean, mean > 0 ? std::sqrt(var) / mean : 0, mean};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "nq_engines: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+#if !NQ_ENGINES_AVX512
+  std::erase(o.engines, std::string("mitm"));
+#endif
+  if (!core::vector_kernel_available()) {
+    std::erase(o.engines, std::string("vector"));
+    std::erase(o.engines, std::string("mitm"));
+    std::printf("nq_engines: no AVX-512 on this CPU: vector and mitm left out\n");
+    if (o.engines.empty()) return 2;
+  }
+  std::printf("%3s %5s %11s %7s %-7s %11s %14s %8s %10s %20s %8s %s\n", "N", "depth", "units", "timed",
+              "engine", "ms/unit", "plan core-s", "+-%", "vs first", "plan nodes", "ns/node", "memory");
+  bool agree = true;
+  std::string estimates;
+  char line_buffer[256];
+  for (int n : o.sizes) {
+    const auto sym = core::Symmetry::full;
+    const int depth = o.depth ? std::min(o.depth, n)
+                      : o.count_plan ? core::default_depth(n, 128, sym)
+                                     : core::default_run_depth(n, sym);
+    const core::UnitPlan plan(n, depth, sym);
+    const std::uint64_t units = plan.size();
+    const std::vector<Sampled> sample = draw(plan, units, o.sample, o.seed);
+    std::vector<EngineRun> runs(o.engines.size());
+#if NQ_ENGINES_AVX512
+    MitmScratch scratch;
+#endif
+    double spent = 0;
+    std::size_t timed_units = 0;
+    for (const Sampled& x : sample) {
+      if (o.max_seconds > 0 && spent >= o.max_seconds && timed_units % 2 == 0 && timed_units >= 2) break;
+      for (std::size_t e = 0; e < o.engines.size(); ++e) {
+        const std::string& name = o.engines[e];
+        core::SearchStats st;
+        double t = 0;
+        if (name == "vector") {
+          t = timed([&] { st = *core::count_completions_vector(x.search, 4096); });
+        } else if (name == "scalar") {
+          t = timed([&] { st = core::count_completions_scalar(x.search); });
+        } else {
+#if NQ_ENGINES_AVX512
+          if (x.search.levels > kMitmMaxLevels) {
+            std::printf("nq_engines: mitm: a unit of N = %d has %d free rows, above %d\n", n, x.search.levels,
+                        kMitmMaxLevels);
+            return 2;
+          }
+          t = timed([&] { st.solutions = mitm_count(x.search, scratch); });
+          runs[e].peak_bytes = std::max(runs[e].peak_bytes, scratch.bytes());
+#endif
+        }
+        spent += t;
+        runs[e].seconds.push_back(t);
+        runs[e].solutions.push_back(st.solutions);
+        runs[e].nodes.push_back(static_cast<double>(st.nodes));
+        if (st.solutions != runs[0].solutions.back()) {
+          std::printf("MISMATCH N = %d unit %llu: %s %llu, %s %llu\n", n,
+                      static_cast<unsigned long long>(x.unit.id), name.c_str(),
+                      static_cast<unsigned long long>(st.solutions), o.engines[0].c_str(),
+                      static_cast<unsigned long long>(runs[0].solutions.back()));
+          agree = false;
+        }
+      }
+      ++timed_units;
+    }
+    double first_sum = 0;
+    for (double t : runs[0].seconds) first_sum += t;
+    const std::size_t pairs_drawn = sample.size() / 2;
+    for (std::size_t e = 0; e < o.engines.size(); ++e) {
+      const Estimate est = estimate(runs[e].seconds, units, pairs_drawn);
+      const Estimate nodes = estimate(runs[e].nodes, units, pairs_drawn);
+      double sum = 0;
+      for (double t : runs[e].seconds) sum += t;
+      char node_text[64] = "-", ns_text[32] = "-";
+      if (nodes.total > 0) {
+        std::snprintf(node_text, sizeof node_text, "%.4g +-%.1f%%", nodes.total, nodes.rel_se * 100);
+        std::snprintf(ns_text, sizeof ns_text, "%.3f", est.total / nodes.total * 1e9);
+      }
+      char memory[32] = "-";
+      if (runs[e].peak_bytes) std::snprintf(memory, sizeof memory, "%.1f MB", static_cast<double>(runs[e].peak_bytes) / 1e6);
+      std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %20s %8s %s\n", n, depth,
+                  static_cast<unsigned long long>(units), timed_units, o.engines[e].c_str(), est.mean * 1e3,
+                  est.total, est.rel_se * 100, first_sum > 0 ? sum / first_sum : 0.0, node_text, ns_text, memory);
+      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f\n", n,
+                    o.engines[e].c_str(), est.total, est.rel_se, static_cast<unsigned long long>(units),
+                    timed_units, depth, nodes.total, nodes.rel_se);
+      estimates += line_buffer;
+    }
+    std::fputs(estimates.c_str(), stdout);
+    estimates.clear();
+    std::fflush(stdout);
+  }
+  return agree ? 0 : 1;
+}
