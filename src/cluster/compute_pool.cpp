@@ -74,10 +74,7 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   const auto t0 = std::chrono::steady_clock::now();
   core::SearchStats st;
   if (job_.params.boards_mode()) {
-    st = core::visit_unit_boards(plan_, u, job_.params.boards, [&](core::BoardView b, int size) {
-      r.boards.insert(r.boards.end(), b.begin(), b.end());
-      if (job_.params.boards == core::BoardSet::classes) r.class_sizes.push_back(static_cast<std::uint8_t>(size));
-    });
+    st = core::append_unit_boards(plan_, u, job_.params.boards, r.boards, r.class_sizes);
   } else {
     st = plan_.count(u);
   }

@@ -32,12 +32,19 @@ Board transpose(BoardView b) {
   return out;
 }
 
+// map_square's formula, one loop per symmetry (the boards of boards mode go through here).
 void transform_into(BoardView b, int k, Column* out) {
   const auto n = static_cast<int>(b.size());
-  for (int r = 0; r < n; ++r) {
-    int rr = r, cc = b[r];
-    map_square(n, k, rr, cc);
-    out[rr] = static_cast<Column>(cc);
+  const int e = n - 1;
+  switch (k) {
+    case 0: for (int r = 0; r < n; ++r) out[r] = b[r]; break;
+    case 1: for (int r = 0; r < n; ++r) out[b[r]] = static_cast<Column>(e - r); break;
+    case 2: for (int r = 0; r < n; ++r) out[e - r] = static_cast<Column>(e - b[r]); break;
+    case 3: for (int r = 0; r < n; ++r) out[e - b[r]] = static_cast<Column>(r); break;
+    case 4: for (int r = 0; r < n; ++r) out[r] = static_cast<Column>(e - b[r]); break;
+    case 5: for (int r = 0; r < n; ++r) out[e - b[r]] = static_cast<Column>(e - r); break;
+    case 6: for (int r = 0; r < n; ++r) out[e - r] = b[r]; break;
+    default: for (int r = 0; r < n; ++r) out[b[r]] = static_cast<Column>(r); break;
   }
 }
 

@@ -1,5 +1,13 @@
 #include "core/boards.h"
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <stdexcept>
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define NQ_HAVE_AVX512_BOARDS 1
+#define NQ_BOARDS_AVX512 __attribute__((target("avx512f,popcnt,bmi,bmi2")))
+#endif
 
 namespace nq::core {
 
@@ -13,34 +21,402 @@ bool is_canonical(BoardView b) {
   return true;
 }
 
-SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
-                              const ClassBoardFn& f) {
-  if (set == BoardSet::all)
-    return plan.visit_boards(u, [&](BoardView b) {
-      f(b, solution_class_size(b));
-      return true;
-    });
-  // visit_boards gives each completion followed by its multiplicity - 1 images: a group of
-  // boards of one class. Every board of the plan comes exactly once, so the class's canonical
-  // board is in exactly one group: emit it from there. One canonical form per completion
-  // instead of a canonical test per board (8x fewer transforms with the full plan).
-  const auto n = static_cast<std::size_t>(plan.n());
-  const std::uint32_t m = u.multiplicity;
-  Column group[kSymmetries][kMaxN], canon[kMaxN];
-  std::uint32_t filled = 0;
-  return plan.visit_boards(u, [&](BoardView b) {
-    std::copy(b.begin(), b.end(), group[filled]);
-    if (++filled < m) return true;
-    filled = 0;
-    canonical_into(BoardView(group[0], n), canon);
-    const BoardView c(canon, n);
-    for (std::uint32_t i = 0; i < m; ++i)
-      if (std::ranges::equal(BoardView(group[i], n), c)) {
-        f(c, solution_class_size(c));
-        break;
+namespace {
+
+// ---- completions by the vector traversal ----------------------------------------------------
+//
+// The levels of the search split in two: a scalar walk over levels 0..F-1 gives the frontier
+// nodes (level F) in lexicographic order, each with the columns of its levels; the vector walk
+// then searches the frontier nodes' subtrees 16 x 3 lanes at a time, as the vector counting
+// kernel does (same rule, same nodes), every lane carrying the columns of the levels F..m-3 of
+// its node in 5-bit fields (kWindow levels: F = m - 2 - kWindow). A solution found at a lane is
+// a key (frontier index, those columns, the columns of the last two levels) whose order is the
+// lexicographic order of the boards; the keys of a batch of frontier nodes are sorted and
+// turned into boards. The stacks grow on demand (no fixed limit, no fallback path).
+
+constexpr int kWindow = 6;                 // levels carried by a lane: 6 x 5 bits = 30 bits
+constexpr std::size_t kMaxSeedBatch = std::size_t{1} << 24;   // frontier indices in a key: 24 bits
+constexpr int kColumnBits = 5;             // a column < 32
+
+// The scalar walk over levels 0..f-1 (f <= s.levels - 2): calls on_seed(cols, dl, dr, path)
+// for every node of level f the search rule keeps, in lexicographic order (path: the columns of
+// levels 0..f-1). Returns the squares it tried (each a node of the rule).
+template <class OnSeed>
+Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
+  Column path[kMaxN] = {};
+  if (f == 0) {
+    on_seed(Mask{0}, Mask{0}, Mask{0}, path);
+    return 0;
+  }
+  Mask cols[kMaxN], dl[kMaxN], dr[kMaxN], avail[kMaxN];
+  int d = 0;
+  cols[0] = dl[0] = dr[0] = 0;
+  avail[0] = ~s.blocked[0];
+  Count tried = 0;
+  for (;;) {
+    if (!avail[d]) {
+      if (d == 0) break;
+      --d;
+      continue;
+    }
+    const Mask bit = avail[d] & (0u - avail[d]);
+    avail[d] ^= bit;
+    ++tried;
+    path[d] = static_cast<Column>(std::countr_zero(bit));
+    const int g = s.gap[d], g2 = s.gap[d + 1];   // d + 2 <= f + 1 < s.levels
+    const Mask nc = cols[d] | bit, nl = (dl[d] | bit) << g, nr = (dr[d] | bit) >> g;
+    const Mask next = ~(nc | nl | nr | s.blocked[d + 1]);
+    if (!next || !~(nc | (nl << g2) | (nr >> g2) | s.blocked[d + 2])) continue;
+    if (d + 1 == f) {
+      on_seed(nc, nl, nr, path);
+      continue;
+    }
+    ++d;
+    cols[d] = nc;
+    dl[d] = nl;
+    dr[d] = nr;
+    avail[d] = next;
+  }
+  return tried;
+}
+
+#if NQ_HAVE_AVX512_BOARDS
+constexpr int kLanes = 16;
+constexpr int kGroups = 3;
+constexpr int kPushMax = kLanes * kGroups;   // entries one step can push (or emit)
+constexpr std::size_t kSlack = kPushMax + kLanes;   // a step's stores past the top
+
+// The buffers of a vector walk, reused across units by a thread.
+struct Workspace {
+  // The stack of nodes: masks of the node's row, level, frontier index, columns carried.
+  std::vector<std::uint32_t> cols, dl, dr, level, id, path;
+  // The solutions found: frontier index, columns carried, last two columns (5 bits each).
+  std::vector<std::uint32_t> f_id, f_path, f_tail;
+  std::vector<std::uint64_t> keys;
+  std::vector<Column> prefixes;   // f columns per frontier node of the batch
+  std::size_t seeds = 0;
+
+  void grow_stack(std::size_t need) {
+    if (cols.size() >= need) return;
+    const std::size_t size = std::max(need, 2 * cols.size());
+    for (auto* v : {&cols, &dl, &dr, &level, &id, &path}) v->resize(size);
+  }
+  void grow_found(std::size_t need) {
+    if (f_id.size() >= need) return;
+    const std::size_t size = std::max(need, 2 * f_id.size());
+    for (auto* v : {&f_id, &f_path, &f_tail}) v->resize(size);
+  }
+};
+
+struct LevelTable {
+  __m512i lo, hi;
+};
+
+NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable& t, __m512i level) {
+  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
+}
+
+// The index of the one set bit of each lane (garbage in lanes without one): its float's exponent.
+NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i bit_index(__m512i one_bit) {
+  const __m512i exponent = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepu32_ps(one_bit)), 23);
+  return _mm512_sub_epi32(exponent, _mm512_set1_epi32(127));
+}
+
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+
+// Searches the subtrees of the w.seeds frontier nodes on the stack (level f); appends their
+// solutions to w.f_*; returns the squares tried.
+NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std::size_t& found) {
+  const int m = s.levels;
+  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
+  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32], t_shift[32];
+  for (int d = 0; d < 32; ++d) {
+    t_blk0[d] = blk(d);
+    t_blk1[d] = blk(d + 1);
+    t_blk2[d] = blk(d + 2);
+    t_gap[d] = d + 1 < m ? s.gap[d] : 1u;
+    t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
+    t_shift[d] = d >= f && d <= m - 3 ? static_cast<std::uint32_t>(kColumnBits * (m - 3 - d)) : 0u;
+  }
+  auto table = [](const std::uint32_t* t) {
+    return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
+  };
+  const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
+                   gap = table(t_gap), gap1 = table(t_gap1), shift = table(t_shift);
+  const __m512i last_parent = _mm512_set1_epi32(m - 2);
+  const __m512i ones = _mm512_set1_epi32(-1), zero = _mm512_setzero_si512(),
+                one = _mm512_set1_epi32(1);
+  __m512i C[kGroups], L[kGroups], R[kGroups], LV[kGroups], A[kGroups], ID[kGroups], P[kGroups];
+  for (int h = 0; h < kGroups; ++h) C[h] = L[h] = R[h] = LV[h] = A[h] = ID[h] = P[h] = zero;
+  std::size_t sp = w.seeds;
+  Count tried_total = 0;
+  for (;;) {
+    w.grow_stack(sp + kSlack);
+    w.grow_found(found + kSlack);
+    std::uint32_t *st_cols = w.cols.data(), *st_dl = w.dl.data(), *st_dr = w.dr.data(),
+                  *st_level = w.level.data(), *st_id = w.id.data(), *st_path = w.path.data();
+#pragma GCC unroll 3
+    for (int h = 0; h < kGroups; ++h) {
+      const __m512i bit = _mm512_and_si512(A[h], _mm512_sub_epi32(zero, A[h]));
+      const __mmask16 tried = _mm512_test_epi32_mask(bit, bit);
+      A[h] = _mm512_xor_si512(A[h], bit);
+      tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(tried)));
+      const __m512i g = lookup(gap, LV[h]);
+      const __m512i nc = _mm512_or_si512(C[h], bit);
+      const __m512i nl = _mm512_sllv_epi32(_mm512_or_si512(L[h], bit), g);
+      const __m512i nr = _mm512_srlv_epi32(_mm512_or_si512(R[h], bit), g);
+      const __m512i occ1 = _mm512_or_si512(_mm512_ternarylogic_epi32(nl, nr, lookup(blk1, LV[h]), 0xFE), nc);
+      const __mmask16 alive = _mm512_mask_cmpneq_epi32_mask(tried, occ1, ones);
+      const __mmask16 final_level = _mm512_cmpeq_epi32_mask(LV[h], last_parent);
+      const __m512i col = bit_index(bit);
+      const __mmask16 emit = alive & final_level;
+      if (emit) {
+        const __m512i last = bit_index(_mm512_andnot_si512(occ1, ones));
+        const __m512i tail = _mm512_or_si512(_mm512_slli_epi32(col, kColumnBits), last);
+        _mm512_storeu_si512(w.f_id.data() + found, _mm512_maskz_compress_epi32(emit, ID[h]));
+        _mm512_storeu_si512(w.f_path.data() + found, _mm512_maskz_compress_epi32(emit, P[h]));
+        _mm512_storeu_si512(w.f_tail.data() + found, _mm512_maskz_compress_epi32(emit, tail));
+        found += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(emit)));
       }
+      const __m512i g1 = lookup(gap1, LV[h]);
+      const __m512i occ2 = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(nl, g1), _mm512_srlv_epi32(nr, g1),
+                                                     lookup(blk2, LV[h]), 0xFE);
+      const __mmask16 keep = _mm512_mask_cmpneq_epi32_mask(alive & ~final_level,
+                                                          _mm512_or_si512(occ2, nc), ones);
+      const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, LV[h])));
+      _mm512_storeu_si512(st_cols + sp, _mm512_maskz_compress_epi32(keep, nc));
+      _mm512_storeu_si512(st_dl + sp, _mm512_maskz_compress_epi32(keep, nl));
+      _mm512_storeu_si512(st_dr + sp, _mm512_maskz_compress_epi32(keep, nr));
+      _mm512_storeu_si512(st_level + sp, _mm512_maskz_compress_epi32(keep, _mm512_add_epi32(LV[h], one)));
+      _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(keep, ID[h]));
+      _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(keep, np));
+      sp += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
+    }
+    int idle = 0;
+#pragma GCC unroll 3
+    for (int h = 0; h < kGroups; ++h) {
+      const __mmask16 empty = _mm512_testn_epi32_mask(A[h], A[h]);
+      const int want = std::popcount(static_cast<unsigned>(empty));
+      const int take = static_cast<std::size_t>(want) < sp ? want : static_cast<int>(sp);
+      idle += want - take;
+      const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
+      sp -= static_cast<std::size_t>(take);
+      C[h] = _mm512_mask_expand_epi32(C[h], fill, _mm512_loadu_si512(st_cols + sp));
+      L[h] = _mm512_mask_expand_epi32(L[h], fill, _mm512_loadu_si512(st_dl + sp));
+      R[h] = _mm512_mask_expand_epi32(R[h], fill, _mm512_loadu_si512(st_dr + sp));
+      LV[h] = _mm512_mask_expand_epi32(LV[h], fill, _mm512_loadu_si512(st_level + sp));
+      ID[h] = _mm512_mask_expand_epi32(ID[h], fill, _mm512_loadu_si512(st_id + sp));
+      P[h] = _mm512_mask_expand_epi32(P[h], fill, _mm512_loadu_si512(st_path + sp));
+      const __m512i occ = _mm512_ternarylogic_epi32(C[h], L[h], R[h], 0xFE);
+      A[h] = _mm512_mask_andnot_epi32(A[h], fill, _mm512_or_si512(occ, lookup(blk0, LV[h])), ones);
+    }
+    if (idle == kPushMax) break;   // every lane empty and the stack too
+  }
+  return tried_total;
+}
+
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+// The batch's solutions, sorted, as boards appended to `out`.
+void emit_batch(const RowSearch& s, int f, Workspace& w, std::size_t found, std::vector<Column>& out) {
+  const int m = s.levels;
+  w.keys.resize(found);
+  for (std::size_t i = 0; i < found; ++i)
+    w.keys[i] = std::uint64_t{w.f_id[i]} << 40 | std::uint64_t{w.f_path[i]} << 10 | w.f_tail[i];
+  std::sort(w.keys.begin(), w.keys.end());
+  const auto n = static_cast<std::size_t>(s.n);
+  Column base[kMaxN] = {};
+  for (int r = 0; r < s.n; ++r)
+    if (s.placement[r] != kEmptyRow) base[r] = s.placement[r];
+  std::size_t at = out.size();
+  out.resize(at + found * n);
+  for (const std::uint64_t key : w.keys) {
+    Column* b = out.data() + at;
+    std::memcpy(b, base, n);
+    const Column* prefix = w.prefixes.data() + (key >> 40) * static_cast<std::size_t>(f);
+    for (int l = 0; l < f; ++l) b[s.row[l]] = prefix[l];
+    const auto carried = static_cast<std::uint32_t>(key >> 10) & ((1u << 30) - 1);
+    for (int l = f; l <= m - 3; ++l)
+      b[s.row[l]] = static_cast<Column>(carried >> (kColumnBits * (m - 3 - l)) & 31);
+    b[s.row[m - 2]] = static_cast<Column>(key >> 5 & 31);
+    b[s.row[m - 1]] = static_cast<Column>(key & 31);
+    at += n;
+  }
+}
+
+SearchStats vector_completions(const RowSearch& s, std::vector<Column>& out, std::size_t seed_batch) {
+  thread_local Workspace w;
+  const int m = s.levels;
+  const int f = std::max(0, m - 2 - kWindow);
+  Count solutions = 0, tried = 0;
+  w.seeds = 0;
+  w.prefixes.clear();
+  auto run_batch = [&] {
+    std::size_t found = 0;
+    tried += vector_walk(s, f, w, found);
+    emit_batch(s, f, w, found, out);
+    solutions += found;
+    w.seeds = 0;
+    w.prefixes.clear();
+  };
+  tried += walk_to_frontier(s, f, [&](Mask cols, Mask dl, Mask dr, const Column* path) {
+    w.grow_stack(w.seeds + kSlack);
+    w.cols[w.seeds] = cols;
+    w.dl[w.seeds] = dl;
+    w.dr[w.seeds] = dr;
+    w.level[w.seeds] = static_cast<std::uint32_t>(f);
+    w.id[w.seeds] = static_cast<std::uint32_t>(w.seeds);
+    w.path[w.seeds] = 0;
+    w.prefixes.insert(w.prefixes.end(), path, path + f);
+    if (++w.seeds == seed_batch) run_batch();
+  });
+  if (w.seeds) run_batch();
+  return {solutions, tried + solutions};
+}
+#endif   // NQ_HAVE_AVX512_BOARDS
+
+SearchStats scalar_completions(const RowSearch& s, std::vector<Column>& out) {
+  return visit_completions(s, [&](BoardView b) {
+    out.insert(out.end(), b.begin(), b.end());
     return true;
   });
+}
+
+// Row 0 of a completion's image under each symmetry, when the unit pre-places its whole border
+// (rows 0 and n-1, a queen in column 0 and one in column n-1): row 0 of an image is one side of
+// the board, so every completion of the unit has the same values; nullopt otherwise.
+std::optional<std::array<int, kSymmetries>> image_first_rows(int n, const Placement& p) {
+  bool left = false, right = false;
+  for (int r = 0; r < n; ++r) {
+    left |= p[r] == 0;
+    right |= p[r] == n - 1;
+  }
+  if (p[0] == kEmptyRow || p[n - 1] == kEmptyRow || !left || !right) return std::nullopt;
+  std::array<int, kSymmetries> first{};
+  for (int k = 0; k < kSymmetries; ++k)
+    for (int r = 0; r < n; ++r) {
+      if (p[r] == kEmptyRow) continue;
+      int rr = r, cc = p[r];
+      map_square(n, k, rr, cc);
+      if (rr == 0) first[k] = cc;
+    }
+  return first;
+}
+
+}  // namespace
+
+std::optional<SearchStats> append_completions_vector(const RowSearch& s, std::vector<Column>& out,
+                                                     std::size_t seed_batch) {
+#if NQ_HAVE_AVX512_BOARDS
+  if (!vector_kernel_available()) return std::nullopt;
+  if (s.levels < 2) return scalar_completions(s, out);
+  return vector_completions(s, out, std::clamp<std::size_t>(seed_batch, 1, kMaxSeedBatch));
+#else
+  (void)s;
+  (void)out;
+  (void)seed_batch;
+  return std::nullopt;
+#endif
+}
+
+SearchStats append_completions(const RowSearch& s, std::vector<Column>& out) {
+  if (auto st = append_completions_vector(s, out)) return *st;
+  return scalar_completions(s, out);
+}
+
+// Class mode. Every completion b of a unit comes with its images g(b), g in the unit's image
+// symmetries G (UnitPlan::image_symmetries): a group of boards of one class, and every board of
+// the plan is in exactly one group, so the class's canonical (smallest) board is in exactly one
+// group: the unit emits it from there. The canonical image's row 0 is the smallest row 0 of the
+// eight images; with the border pre-placed those rows are the unit's (image_first_rows), so only
+// the symmetries K0 reaching the smallest can give the canonical board, and it is in b's group
+// only if it is g(b) for some g in G and K0. Usually K0 has one symmetry h: every completion
+// emits h(b) (h in G) or none does (the unit is then only counted).
+SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                               std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes) {
+  const RowSearch s = plan.checked_search(u);
+  const UnitPlan::Images im = plan.image_symmetries(u);
+  const auto n = static_cast<std::size_t>(plan.n());
+  thread_local std::vector<Column> completions;
+  if (set == BoardSet::all) {
+    if (im.count == 1) return append_completions(s, boards);
+    completions.clear();
+    const SearchStats st = append_completions(s, completions);
+    std::size_t at = boards.size();
+    boards.resize(at + completions.size() * static_cast<std::size_t>(im.count));
+    for (std::size_t j = 0; j < completions.size(); j += n) {
+      const BoardView b(completions.data() + j, n);
+      for (int i = 0; i < im.count; ++i, at += n) transform_into(b, im.symmetries[i], boards.data() + at);
+    }
+    return st;
+  }
+  auto emit = [&](BoardView c) {
+    boards.insert(boards.end(), c.begin(), c.end());
+    class_sizes.push_back(static_cast<std::uint8_t>(solution_class_size(c)));
+  };
+  const auto first = image_first_rows(plan.n(), u.placement);
+  int k0[kSymmetries], k0_count = 0;
+  bool k0_in_group[kSymmetries] = {};
+  bool any_in_group = !first.has_value();
+  if (first) {
+    const int smallest = *std::min_element(first->begin(), first->end());
+    for (int k = 0; k < kSymmetries; ++k) {
+      if ((*first)[k] != smallest) continue;
+      k0_in_group[k0_count] = std::find(im.symmetries.begin(), im.symmetries.begin() + im.count, k) !=
+                              im.symmetries.begin() + im.count;
+      any_in_group |= k0_in_group[k0_count];
+      k0[k0_count++] = k;
+    }
+  }
+  if (!any_in_group) return count_completions(s);   // no canonical board here: count only
+  completions.clear();
+  const SearchStats st = append_completions(s, completions);
+  Column image[kSymmetries][kMaxN], canon[kMaxN];
+  const BoardView c(canon, n);
+  for (std::size_t j = 0; j < completions.size(); j += n) {
+    const BoardView b(completions.data() + j, n);
+    if (!first) {   // the general case: the canonical form, looked for in the group
+      canonical_into(b, canon);
+      for (int i = 0; i < im.count; ++i) {
+        transform_into(b, im.symmetries[i], image[0]);
+        if (std::equal(c.begin(), c.end(), image[0])) {
+          emit(c);
+          break;
+        }
+      }
+      continue;
+    }
+    int best = 0;
+    for (int i = 0; i < k0_count; ++i) {
+      transform_into(b, k0[i], image[i]);
+      if (i > 0 && std::lexicographical_compare(image[i], image[i] + n, image[best], image[best] + n)) best = i;
+    }
+    for (int i = 0; i < k0_count; ++i)
+      if (k0_in_group[i] && std::equal(image[i], image[i] + n, image[best])) {
+        emit(BoardView(image[best], n));
+        break;
+      }
+  }
+  return st;
+}
+
+SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                              const ClassBoardFn& f) {
+  thread_local std::vector<Column> boards;
+  std::vector<std::uint8_t> sizes;
+  boards.clear();
+  const SearchStats st = append_unit_boards(plan, u, set, boards, sizes);
+  const auto n = static_cast<std::size_t>(plan.n());
+  for (std::size_t j = 0, i = 0; j < boards.size(); j += n, ++i) {
+    const BoardView b(boards.data() + j, n);
+    f(b, set == BoardSet::classes ? sizes[i] : solution_class_size(b));
+  }
+  return st;
 }
 
 void visit_plan_boards(const UnitPlan& plan, BoardSet set, const ClassBoardFn& f) {

@@ -4,7 +4,9 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 #include "core/names.h"
 #include "core/units.h"
 
@@ -25,6 +27,28 @@ using ClassBoardFn = std::function<void(BoardView, int)>;
 // The boards unit `u` contributes under `set`. Returns the search stats of the unit.
 SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
                               const ClassBoardFn& f);
+
+// The boards of unit `u` under `set`, appended to `boards` (n columns a board) and, in class
+// mode, their class sizes to `class_sizes` (left alone in all mode): the boards, order and stats
+// of visit_unit_boards, made for throughput (no call per board): the completions by
+// append_completions; their images by one loop per symmetry; in class mode the canonical image
+// found from the unit's border (see boards.cpp), and units that hold no canonical board only
+// counted. Throws std::invalid_argument as UnitPlan::count does.
+SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                               std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes);
+
+// The completions of `s` appended to `out` (s.n columns each), in the order of
+// visit_completions (lexicographic) and with its stats: the vector traversal where the CPU has
+// AVX-512 (vector_kernel_available()), else the scalar visit.
+SearchStats append_completions(const RowSearch& s, std::vector<Column>& out);
+// The vector traversal only, or nullopt without AVX-512 (tests compare it with the scalar visit).
+// It walks the tree as the vector counting kernel does (lanes are nodes, each carrying the
+// columns of its last few levels, the levels above coming from a scalar walk that hands the
+// vector walk `seed_batch` nodes at a time) and sorts the completions of each batch into
+// lexicographic order. Memory: the completions under one batch of nodes.
+inline constexpr std::size_t kSeedBatch = 4096;
+std::optional<SearchStats> append_completions_vector(const RowSearch& s, std::vector<Column>& out,
+                                                     std::size_t seed_batch = kSeedBatch);
 
 // All boards of the plan, unit by unit (a convenience over visit_unit_boards).
 void visit_plan_boards(const UnitPlan& plan, BoardSet set, const ClassBoardFn& f);

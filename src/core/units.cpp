@@ -180,18 +180,31 @@ RowSearch UnitPlan::checked_search(const WorkUnit& u) const {
 
 SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(checked_search(u)); }
 
+UnitPlan::Images UnitPlan::image_symmetries(const WorkUnit& u) const {
+  checked_search(u);
+  Images im;
+  if (u.multiplicity == 1) return im;
+  if (!border_scheme()) {
+    im.count = 2;
+    im.symmetries[1] = 4;   // the mirror
+    return im;
+  }
+  const Orbit o = orbit_of(n_, *border_of(n_, u.placement));
+  im.count = o.size;
+  std::copy(o.symmetries, o.symmetries + o.size, im.symmetries.begin());
+  return im;
+}
+
 SearchStats UnitPlan::visit_boards(const WorkUnit& u, const BoardFn& f) const {
   const RowSearch s = checked_search(u);
-  if (u.multiplicity == 1) return visit_completions(s, f);
-  if (!border_scheme())
-    return visit_completions(s, [&](BoardView b) { return f(b) && f(mirror(b)); });
-  const Orbit o = orbit_of(n_, *border_of(n_, u.placement));
+  const Images im = image_symmetries(u);
+  if (im.count == 1) return visit_completions(s, f);
   Column image[kMaxN];
   const BoardView image_view(image, static_cast<std::size_t>(n_));
   return visit_completions(s, [&](BoardView b) {
     if (!f(b)) return false;
-    for (int i = 1; i < o.size; ++i) {
-      transform_into(b, o.symmetries[i], image);
+    for (int i = 1; i < im.count; ++i) {
+      transform_into(b, im.symmetries[i], image);
       if (!f(image_view)) return false;
     }
     return true;

@@ -90,6 +90,17 @@ class UnitPlan {
   // symmetries the multiplicity covers (mirror: the mirror image; full: one image per distinct
   // image of the border), multiplicity * count(u) boards in all, distinct across units.
   SearchStats visit_boards(const WorkUnit& u, const BoardFn& f) const;
+  // The symmetries (core/board.h numbering) that visit_boards applies to each completion of
+  // `u`, the identity first: {0} for multiplicity 1, {0, 4} (the mirror) under mirror, one per
+  // distinct image of the border under full; `count` == u.multiplicity. Throws as count() does.
+  struct Images {
+    int count = 1;
+    std::array<int, kSymmetries> symmetries{};
+  };
+  Images image_symmetries(const WorkUnit& u) const;
+  // The unit's pre-placement compiled for the search (what count and visit_boards search).
+  // Throws std::invalid_argument if the unit does not belong to this plan.
+  RowSearch checked_search(const WorkUnit& u) const;
 
   // The multiplicity the plan gives a pre-placement; 0 if it is not one of the plan's units
   // (wrong rows filled, attacking queens, or an image the symmetry reduction leaves out).
@@ -99,7 +110,6 @@ class UnitPlan {
   friend class UnitCursor;
   static constexpr int kMinBorderN = 4;   // smaller boards use the mirror scheme under `full`
   bool border_scheme() const;
-  RowSearch checked_search(const WorkUnit& u) const;
   // Columns allowed in `row` given the columns of rows 0..row-1 (none/mirror restriction).
   Mask allowed(int row, std::span<const Column> placed) const;
   int n_;

@@ -22,6 +22,21 @@ TEST(Board, EightSymmetriesMapSolutionsToSolutionsAndFormAGroup) {
   EXPECT_EQ(transform(b, 4), mirror(b));
 }
 
+TEST(Board, TransformMovesEveryQueenAsMapSquareSays) {
+  const Board b{0, 4, 7, 5, 2, 6, 1, 3};
+  const int n = static_cast<int>(b.size());
+  for (int k = 0; k < kSymmetries; ++k) {
+    Board expected(b.size(), 0xFF);
+    for (int r = 0; r < n; ++r) {
+      int rr = r, cc = b[r];
+      map_square(n, k, rr, cc);
+      expected[rr] = static_cast<Column>(cc);
+    }
+    EXPECT_EQ(transform(b, k), expected) << k;
+  }
+  EXPECT_EQ(transform(b, 1), (Board{7, 1, 3, 0, 6, 4, 2, 5}));   // by hand: row c holds 7 - r
+}
+
 TEST(Board, ClassSizeAndCanonicalForm) {
   EXPECT_EQ(class_size(Board{2, 0, 3, 1}), 2);       // N = 4: symmetric under the quarter turn
   EXPECT_EQ(canonical(Board{2, 0, 3, 1}), (Board{1, 3, 0, 2}));

@@ -1,4 +1,7 @@
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <map>
 #include <set>
 #include "core/boards.h"
@@ -68,5 +71,131 @@ TEST(Boards, FullSymmetryPlansGiveEverySolutionOnceAndEveryClassOnce) {
                       });
     EXPECT_EQ(reps.size(), known_counts(n)->unique) << n;
     EXPECT_EQ(size_sum, known_counts(n)->total) << n;
+  }
+}
+
+namespace {
+
+// Every unit of the plans the boards tests walk: small boards, every scheme, shallow and deep.
+std::vector<UnitPlan> generator_plans() {
+  std::vector<UnitPlan> plans;
+  for (int n = 1; n <= 13; ++n)
+    for (Symmetry sym : {Symmetry::none, Symmetry::mirror, Symmetry::full})
+      for (int depth : {1, 2, 4})
+        if (depth <= n) plans.emplace_back(n, depth, sym);
+  return plans;
+}
+
+// The boards of a unit as the visitor of UnitPlan::visit_boards gives them, and in class mode
+// the reference selection: canonical_into of each completion group, kept if in the group.
+void reference_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set, Board& boards,
+                           std::vector<std::uint8_t>& sizes) {
+  const auto n = static_cast<std::size_t>(plan.n());
+  std::vector<Board> group;
+  plan.visit_boards(u, [&](BoardView b) {
+    if (set == BoardSet::all) {
+      boards.insert(boards.end(), b.begin(), b.end());
+      return true;
+    }
+    group.emplace_back(b.begin(), b.end());
+    if (group.size() < u.multiplicity) return true;
+    const Board c = canonical(group[0]);
+    if (std::ranges::find(group, c) != group.end()) {
+      boards.insert(boards.end(), c.begin(), c.end());
+      sizes.push_back(static_cast<std::uint8_t>(class_size(c)));
+    }
+    group.clear();
+    return true;
+  });
+  EXPECT_EQ(boards.size() % std::max<std::size_t>(n, 1), 0u);
+}
+
+}  // namespace
+
+TEST(BoardGenerator, VectorTraversalGivesTheScalarVisitsBoardsInOrderWithItsStats) {
+  Board scalar, vector;
+  std::size_t units = 0, multi_batch = 0;
+  for (const UnitPlan& plan : generator_plans()) {
+    for (const WorkUnit& u : plan.units()) {
+      const RowSearch s = plan.checked_search(u);
+      scalar.clear();
+      const SearchStats want = visit_completions(s, [&](BoardView b) {
+        scalar.insert(scalar.end(), b.begin(), b.end());
+        return true;
+      });
+      for (std::size_t batch : {std::size_t{1}, std::size_t{7}, kSeedBatch}) {
+        vector.clear();
+        const auto got = append_completions_vector(s, vector, batch);
+        if (!got) GTEST_SKIP() << "no AVX-512 on this CPU: the vector traversal is not used";
+        ASSERT_EQ(vector, scalar) << plan.n() << " unit " << u.id << " batch " << batch;
+        EXPECT_EQ(got->solutions, want.solutions);
+        EXPECT_EQ(got->nodes, want.nodes) << plan.n() << " unit " << u.id;
+      }
+      ++units;
+      multi_batch += s.levels > 9;   // frontier below level 1: several batches of 1 or 7 nodes
+    }
+  }
+  EXPECT_GT(units, 1000u);
+  EXPECT_GT(multi_batch, 100u);
+}
+
+TEST(BoardGenerator, CompletionsMatchCountingOnALargeUnit) {
+  // N = 16, one queen in row 0: ~10^6 completions through several batches of kSeedBatch nodes.
+  const UnitPlan plan(16, 1, Symmetry::none);
+  const WorkUnit u = plan.units()[3];
+  const RowSearch s = plan.checked_search(u);
+  Board boards;
+  const SearchStats st = append_completions(s, boards);
+  const SearchStats counted = count_completions(s);
+  EXPECT_EQ(st.solutions, counted.solutions);
+  EXPECT_EQ(st.nodes, counted.nodes);
+  ASSERT_EQ(boards.size(), st.solutions * 16);
+  for (std::size_t j = 0; j < boards.size(); j += 16) {
+    const BoardView b(boards.data() + j, 16);
+    ASSERT_TRUE(is_solution(b));
+    ASSERT_EQ(b[0], 3);
+    if (j) ASSERT_TRUE(std::ranges::lexicographical_compare(BoardView(boards.data() + j - 16, 16), b));
+  }
+}
+
+TEST(BoardGenerator, UnitBoardsAreTheVisitorsBoardsAndTheReferenceClassSelection) {
+  for (const UnitPlan& plan : generator_plans()) {
+    for (BoardSet set : {BoardSet::all, BoardSet::classes}) {
+      for (const WorkUnit& u : plan.units()) {
+        Board want, got;
+        std::vector<std::uint8_t> want_sizes, got_sizes;
+        reference_unit_boards(plan, u, set, want, want_sizes);
+        const SearchStats st = append_unit_boards(plan, u, set, got, got_sizes);
+        ASSERT_EQ(got, want) << plan.n() << " " << to_string(plan.symmetry()) << " depth "
+                             << plan.depth() << " unit " << u.id << " " << to_string(set);
+        EXPECT_EQ(got_sizes, want_sizes);
+        EXPECT_EQ(st.solutions, plan.count(u).solutions);
+        EXPECT_EQ(st.nodes, plan.count(u).nodes);
+      }
+    }
+  }
+}
+
+TEST(BoardGenerator, ClassModeSkipsNoClassAtSixteen) {
+  // N = 16 under the full plan: one board per class, 1,846,955 of them, sizes adding to the total.
+  const UnitPlan plan(16, 1, Symmetry::full);
+  Board boards;
+  std::vector<std::uint8_t> sizes;
+  Count total = 0;
+  for (const WorkUnit& u : plan.units()) total += u.multiplicity * append_unit_boards(plan, u, BoardSet::classes, boards, sizes).solutions;
+  EXPECT_EQ(total, known_counts(16)->total);
+  ASSERT_EQ(sizes.size(), known_counts(16)->unique);
+  ASSERT_EQ(boards.size(), sizes.size() * 16);
+  Count size_sum = 0;
+  for (auto z : sizes) size_sum += z;
+  EXPECT_EQ(size_sum, known_counts(16)->total);
+  std::vector<std::array<Column, 16>> rows(sizes.size());
+  std::memcpy(rows.data(), boards.data(), boards.size());
+  std::ranges::sort(rows);
+  EXPECT_EQ(std::ranges::adjacent_find(rows), rows.end());   // distinct
+  for (std::size_t j = 0; j < boards.size(); j += 16 * 997) {   // a sample: canonical solutions
+    const BoardView b(boards.data() + j, 16);
+    EXPECT_TRUE(is_solution(b));
+    EXPECT_TRUE(is_canonical(b));
   }
 }
