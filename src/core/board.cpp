@@ -1,22 +1,25 @@
 #include "core/board.h"
 #include <algorithm>
+#include <bit>
 
 namespace nq::core {
 
+// Branch-free (the master checks every board it stores): n queens in distinct columns and
+// diagonals exactly when each of the three masks has n bits.
 bool is_solution(BoardView b) {
   const std::size_t n = b.size();
   if (n == 0 || n > static_cast<std::size_t>(kMaxN)) return false;
   std::uint64_t cols = 0, d1 = 0, d2 = 0;   // d1: r + c, d2: r - c + n - 1 (both < 2n <= 64)
+  bool off_board = false;
   for (std::size_t r = 0; r < n; ++r) {
     const std::size_t c = b[r];
-    if (c >= n) return false;
-    const std::uint64_t bc = 1ULL << c, b1 = 1ULL << (r + c), b2 = 1ULL << (r + n - 1 - c);
-    if ((cols & bc) || (d1 & b1) || (d2 & b2)) return false;
-    cols |= bc;
-    d1 |= b1;
-    d2 |= b2;
+    off_board |= c >= n;
+    cols |= 1ULL << (c & 63);
+    d1 |= 1ULL << ((r + c) & 63);
+    d2 |= 1ULL << ((r + n - 1 - c) & 63);
   }
-  return true;
+  const auto k = static_cast<int>(n);
+  return !off_board && std::popcount(cols) == k && std::popcount(d1) == k && std::popcount(d2) == k;
 }
 
 Board mirror(BoardView b) {

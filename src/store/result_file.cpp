@@ -518,7 +518,7 @@ struct ResultWriter::Impl {
       if (i < w) {
         std::vector<std::uint8_t> column(rows, 0);
         for (std::size_t r = 0; r < k; ++r) column[r] = bb_boards[r * w + i];
-        encoded[i] = encode_chunk(column, 1, kDeflateLevel);
+        encoded[i] = encode_chunk(column, 1, kDeflateLevel, classes ? DeflateSearch::runs : DeflateSearch::matches);
       } else if (i == w) {
         std::vector<std::uint8_t> raw(rows * sizeof(std::uint64_t), 0);
         std::memcpy(raw.data(), bb_unit.data(), k * sizeof(std::uint64_t));   // little-endian, as H5T_STD_U64LE

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cstdlib>
 #include "core/board.h"
 
 using namespace nq::core;
@@ -10,6 +11,25 @@ TEST(Board, ValidatorAcceptsSolutionsAndRejectsAttacks) {
   EXPECT_FALSE(is_solution(Board{1, 3, 1, 2}));   // column
   EXPECT_FALSE(is_solution(Board{1, 3, 0, 4}));   // off the board
   EXPECT_FALSE(is_solution(Board{}));
+}
+
+TEST(Board, ValidatorAgreesWithPairwiseChecksOnEveryBoardOfSix) {
+  // Every board of 6 rows with columns 0..6 (6 is off the board): 7^6 of them.
+  const int n = 6;
+  Board b(n, 0);
+  std::size_t solutions = 0;
+  for (int code = 0; code < 117649; ++code) {
+    for (int r = 0, x = code; r < n; ++r, x /= 7) b[r] = static_cast<Column>(x % 7);
+    bool ok = true;
+    for (int i = 0; i < n; ++i) {
+      ok = ok && b[i] < n;
+      for (int j = i + 1; j < n; ++j)
+        ok = ok && b[i] != b[j] && std::abs(b[i] - b[j]) != j - i;
+    }
+    ASSERT_EQ(is_solution(b), ok) << to_columns(b);
+    solutions += ok;
+  }
+  EXPECT_EQ(solutions, 4u);
 }
 
 TEST(Board, EightSymmetriesMapSolutionsToSolutionsAndFormAGroup) {

@@ -9,6 +9,7 @@
 #include "core/boards.h"
 #include "core/known_counts.h"
 #include "core/units.h"
+#include "store/chunks.h"
 #include "store/result_file.h"
 #include "store_test_util.h"
 
@@ -319,6 +320,57 @@ TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
   EXPECT_THROW(r.read_boards(count - 5, 6, boards, cls, ids), std::out_of_range);
   r.read_boards(count, 0, boards, cls, ids);
   EXPECT_TRUE(boards.empty());
+}
+
+TEST_F(ResultFile, ClassBoardsDeflatedAsRunsReadBackHereAndInH5py) {
+  // Class-mode columns are deflated with zlib's run search (store/chunks.h): three chunk rows,
+  // read back by the reader and by stock h5py.
+  const int n = 12;
+  const std::uint64_t count = 300'000;
+  auto board_of = [&](std::uint64_t i, std::size_t r) { return static_cast<std::uint8_t>((i / (r + 1) + r * 5) % n); };
+  std::vector<std::uint8_t> boards, sizes;
+  std::vector<std::uint64_t> ids;
+  for (std::uint64_t b = 0; b < count; ++b) {
+    for (std::size_t r = 0; r < n; ++r) boards.push_back(board_of(b, r));
+    sizes.push_back(b % 3 ? 8 : 4);
+    ids.push_back(b / 1000);
+  }
+  {
+    ResultWriter w(file("class.h5"), n, "class");
+    w.append_boards(boards, sizes, ids);
+    std::vector<UnitRecord> units(count / 1000);
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      units[u].id = u;
+      units[u].solutions = 1000;
+    }
+    w.append_units(units);
+    RunInfo info;
+    info.n = n;
+    info.mode = "boards";
+    info.boards_stored = "class";
+    info.status = "complete";
+    info.units_done = units.size();
+    info.total = count;
+    w.commit(info);
+  }
+  const ResultReader r(file("class.h5"));
+  std::vector<std::uint8_t> got, got_sizes;
+  std::vector<std::uint64_t> got_ids;
+  r.read_boards(0, count, got, got_sizes, got_ids);
+  EXPECT_EQ(got, boards);
+  EXPECT_EQ(got_sizes, sizes);
+  EXPECT_EQ(got_ids, ids);
+  std::uint64_t weighted = 0;
+  for (std::size_t i = 0; i < boards.size(); ++i) weighted += boards[i] * (i % 7 + 1);
+  EXPECT_EQ(python_output("import h5py, numpy as np, sys\n"
+                          "b = h5py.File(sys.argv[1], 'r')['boards/solutions'][:].astype('u8').ravel()\n"
+                          "print(b.shape[0], int((b * (np.arange(b.shape[0]) % 7 + 1)).sum()))\n",
+                          file("class.h5")),
+            std::to_string(count * n) + " " + std::to_string(weighted) + "\n");
+  // The two searches give different streams (the file above holds the run search's).
+  std::vector<std::uint8_t> column(131072);
+  for (std::size_t i = 0; i < column.size(); ++i) column[i] = board_of(i, 9);
+  EXPECT_NE(encode_chunk(column, 1, 4, DeflateSearch::runs), encode_chunk(column, 1, 4, DeflateSearch::matches));
 }
 
 TEST_F(ResultFile, UncommittedWriterRemovesItsTemporaryFileAndLeavesTheOldFileAlone) {
