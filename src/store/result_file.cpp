@@ -177,24 +177,26 @@ void read_attr(hid_t obj, const char* name, std::string& out, const h5::Site& s)
   const std::string what = std::string("read attribute ") + name;
   auto a = open_attr(obj, name, s);
   auto ft = h5::type(H5Aget_type(a.get()), s, what);
-  if (H5Tget_class(ft.get()) != H5T_STRING) h5::raise(s, std::string("attribute ") + name + " is not a string");
+  if (h5::check(H5Tget_class(ft.get()), s, what) != H5T_STRING)
+    h5::raise(s, std::string("attribute ") + name + " is not a string");
   if (h5::check(H5Tis_variable_str(ft.get()), s, what) > 0) {   // written by other tools
     auto mt = h5::type(H5Tcopy(H5T_C_S1), s, what);
     h5::check(H5Tset_size(mt.get(), H5T_VARIABLE), s, what);
-    h5::check(H5Tset_cset(mt.get(), H5Tget_cset(ft.get())), s, what);
+    h5::check(H5Tset_cset(mt.get(), h5::check(H5Tget_cset(ft.get()), s, what)), s, what);
     char* p = nullptr;
     h5::check(H5Aread(a.get(), mt.get(), &p), s, what);
     out = p ? p : "";
-    H5free_memory(p);
+    h5::check(H5free_memory(p), s, what);
     return;
   }
   const std::size_t size = H5Tget_size(ft.get());
+  if (size == 0) h5::raise(s, what + ": no string size");   // H5Tget_size's failure value
   std::string buf(size, '\0');
   auto mt = h5::type(H5Tcopy(ft.get()), s, what);
   h5::check(H5Aread(a.get(), mt.get(), buf.data()), s, what);
   const auto end = buf.find('\0');   // NULLPAD / NULLTERM; SPACEPAD trailing blanks too
   buf.resize(end == std::string::npos ? buf.size() : end);
-  if (H5Tget_strpad(ft.get()) == H5T_STR_SPACEPAD)
+  if (h5::check(H5Tget_strpad(ft.get()), s, what) == H5T_STR_SPACEPAD)
     while (!buf.empty() && buf.back() == ' ') buf.pop_back();
   out = std::move(buf);
 }
@@ -252,8 +254,9 @@ void read_attr(hid_t obj, const char* name, core::Total& out, std::int32_t versi
 
 // ---- datasets --------------------------------------------------------------------------------
 
-// An extendible chunked dataset of `width`-element rows (width 0 = 1-D).
-struct Column {
+// One dataset of the file: chunked, grown by appending rows of `width` elements (width 0 = 1-D),
+// with the file's filter pipeline. (Not core::Column, a board's entry.)
+struct ExtendibleDataset {
   std::string name;   // full path, for messages
   h5::Handle ds;
   hsize_t rows = 0;
@@ -263,9 +266,9 @@ struct Column {
 
   // chunk_width 0: whole rows per chunk; else chunks of (chunk_rows, chunk_width).
   template <class T>
-  static Column create(hid_t parent, const std::string& path, const char* name, hsize_t width,
+  static ExtendibleDataset create(hid_t parent, const std::string& path, const char* name, hsize_t width,
                        hsize_t chunk_rows, const h5::Site& s, hsize_t chunk_width = 0) {
-    Column c;
+    ExtendibleDataset c;
     c.name = path + "/" + name;
     c.width = width;
     const std::string what = "create " + c.name;
@@ -285,9 +288,9 @@ struct Column {
   }
 
   // Opens an existing dataset and checks its shape: (rows,) or (rows, width).
-  static Column open(hid_t parent, const std::string& path, const char* name, hsize_t width,
+  static ExtendibleDataset open(hid_t parent, const std::string& path, const char* name, hsize_t width,
                      const h5::Site& s) {
-    Column c;
+    ExtendibleDataset c;
     c.name = path + "/" + name;
     c.width = width;
     const std::string what = "open " + c.name;
@@ -376,8 +379,8 @@ struct ResultWriter::Impl {
 
   h5::Handle file;
   h5::Handle units_group, boards_group;
-  Column u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
-  Column b_solutions, b_class_size, b_unit;
+  ExtendibleDataset u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
+  ExtendibleDataset b_solutions, b_class_size, b_unit;
 
   // Rows not yet written (at most one chunk of each).
   struct {
@@ -400,7 +403,7 @@ struct ResultWriter::Impl {
 
   void abandon() noexcept {
     b_solutions.ds.reset(); b_class_size.ds.reset(); b_unit.ds.reset();
-    for (Column* c : unit_columns()) c->ds.reset();
+    for (ExtendibleDataset* c : unit_columns()) c->ds.reset();
     boards_group.reset();
     units_group.reset();
     file.reset();
@@ -408,7 +411,7 @@ struct ResultWriter::Impl {
     temp_exists = false;
   }
 
-  std::array<Column*, 9> unit_columns() {
+  std::array<ExtendibleDataset*, 9> unit_columns() {
     return {&u_id, &u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread};
   }
 
@@ -451,22 +454,22 @@ struct ResultWriter::Impl {
     const auto w = static_cast<hsize_t>(n);
     units_group = h5::group(H5Gcreate2(file.get(), "units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), cs, "create /units");
     const hid_t g = units_group.get();
-    u_id = Column::create<std::uint64_t>(g, "/units", "id", 0, kUnitChunkRows, cs);
-    u_placement = Column::create<std::uint8_t>(g, "/units", "placement", w, kUnitChunkRows, cs);
-    u_multiplicity = Column::create<std::uint32_t>(g, "/units", "multiplicity", 0, kUnitChunkRows, cs);
-    u_solutions = Column::create<std::uint64_t>(g, "/units", "solutions", 0, kUnitChunkRows, cs);
-    u_nodes = Column::create<std::uint64_t>(g, "/units", "nodes", 0, kUnitChunkRows, cs);
-    u_seconds = Column::create<double>(g, "/units", "seconds", 0, kUnitChunkRows, cs);
-    u_started = Column::create<double>(g, "/units", "started", 0, kUnitChunkRows, cs);
-    u_rank = Column::create<std::int32_t>(g, "/units", "rank", 0, kUnitChunkRows, cs);
-    u_thread = Column::create<std::int32_t>(g, "/units", "thread", 0, kUnitChunkRows, cs);
+    u_id = ExtendibleDataset::create<std::uint64_t>(g, "/units", "id", 0, kUnitChunkRows, cs);
+    u_placement = ExtendibleDataset::create<std::uint8_t>(g, "/units", "placement", w, kUnitChunkRows, cs);
+    u_multiplicity = ExtendibleDataset::create<std::uint32_t>(g, "/units", "multiplicity", 0, kUnitChunkRows, cs);
+    u_solutions = ExtendibleDataset::create<std::uint64_t>(g, "/units", "solutions", 0, kUnitChunkRows, cs);
+    u_nodes = ExtendibleDataset::create<std::uint64_t>(g, "/units", "nodes", 0, kUnitChunkRows, cs);
+    u_seconds = ExtendibleDataset::create<double>(g, "/units", "seconds", 0, kUnitChunkRows, cs);
+    u_started = ExtendibleDataset::create<double>(g, "/units", "started", 0, kUnitChunkRows, cs);
+    u_rank = ExtendibleDataset::create<std::int32_t>(g, "/units", "rank", 0, kUnitChunkRows, cs);
+    u_thread = ExtendibleDataset::create<std::int32_t>(g, "/units", "thread", 0, kUnitChunkRows, cs);
     if (params.boards_mode()) {
       boards_group = h5::group(H5Gcreate2(file.get(), "boards", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), cs, "create /boards");
       const hid_t bg = boards_group.get();
-      b_solutions = Column::create<std::uint8_t>(bg, "/boards", "solutions", w, kBoardChunkRows, cs, 1);
+      b_solutions = ExtendibleDataset::create<std::uint8_t>(bg, "/boards", "solutions", w, kBoardChunkRows, cs, 1);
       if (params.class_boards())
-        b_class_size = Column::create<std::uint8_t>(bg, "/boards", "class_size", 0, kBoardChunkRows, cs);
-      b_unit = Column::create<std::uint64_t>(bg, "/boards", "unit", 0, kBoardChunkRows, cs);
+        b_class_size = ExtendibleDataset::create<std::uint8_t>(bg, "/boards", "class_size", 0, kBoardChunkRows, cs);
+      b_unit = ExtendibleDataset::create<std::uint64_t>(bg, "/boards", "unit", 0, kBoardChunkRows, cs);
       bb_boards.reserve(kBoardChunkRows * w);
       bb_unit.reserve(kBoardChunkRows);
       if (params.class_boards()) bb_class.reserve(kBoardChunkRows);
@@ -530,7 +533,7 @@ struct ResultWriter::Impl {
       }
     });
     const hsize_t row = b_unit.rows;
-    for (Column* c : {&b_solutions, &b_unit}) c->extend(row + k, site);
+    for (ExtendibleDataset* c : {&b_solutions, &b_unit}) c->extend(row + k, site);
     if (classes) b_class_size.extend(row + k, site);
     for (std::size_t i = 0; i < w; ++i) b_solutions.write_chunk(row, i, encoded[i], site);
     b_unit.write_chunk(row, 0, encoded[w], site);
@@ -628,8 +631,8 @@ struct ResultWriter::Impl {
     write_attr(root, "format", std::string(kFormat), site);
     write_attr(root, "format_version", kFormatVersion, site);
     attribute_fields(info, [&](const char* name, const auto& v) { write_attr(root, name, v, site); });
-    for (Column* c : {&b_solutions, &b_class_size, &b_unit}) c->ds.close(site, "close " + c->name);
-    for (Column* c : unit_columns()) c->ds.close(site, "close " + c->name);
+    for (ExtendibleDataset* c : {&b_solutions, &b_class_size, &b_unit}) c->ds.close(site, "close " + c->name);
+    for (ExtendibleDataset* c : unit_columns()) c->ds.close(site, "close " + c->name);
     boards_group.close(site, "close /boards");
     units_group.close(site, "close /units");
     file.close(site, "close the temporary file " + tmp);
@@ -671,8 +674,8 @@ struct ResultReader::Impl {
   h5::Site site{"store::open", "", h5::Failure::read};
   h5::Handle file;
   RunInfo info;
-  Column u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
-  Column b_solutions, b_class_size, b_unit;
+  ExtendibleDataset u_id, u_placement, u_multiplicity, u_solutions, u_nodes, u_seconds, u_started, u_rank, u_thread;
+  ExtendibleDataset b_solutions, b_class_size, b_unit;
   bool classes = false;
 
   [[noreturn]] void foreign(const std::string& why) const {
@@ -713,16 +716,16 @@ struct ResultReader::Impl {
     const auto w = static_cast<hsize_t>(info.params.n);
     if (h5::check(H5Lexists(root, "units", H5P_DEFAULT), site, "open /units") == 0) h5::raise(site, "missing group /units");
     auto g = h5::group(H5Gopen2(root, "units", H5P_DEFAULT), site, "open /units");
-    u_id = Column::open(g.get(), "/units", "id", 0, site);
-    u_placement = Column::open(g.get(), "/units", "placement", w, site);
-    u_multiplicity = Column::open(g.get(), "/units", "multiplicity", 0, site);
-    u_solutions = Column::open(g.get(), "/units", "solutions", 0, site);
-    u_nodes = Column::open(g.get(), "/units", "nodes", 0, site);
-    u_seconds = Column::open(g.get(), "/units", "seconds", 0, site);
-    u_started = Column::open(g.get(), "/units", "started", 0, site);
-    u_rank = Column::open(g.get(), "/units", "rank", 0, site);
-    u_thread = Column::open(g.get(), "/units", "thread", 0, site);
-    for (const Column* c : {&u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread})
+    u_id = ExtendibleDataset::open(g.get(), "/units", "id", 0, site);
+    u_placement = ExtendibleDataset::open(g.get(), "/units", "placement", w, site);
+    u_multiplicity = ExtendibleDataset::open(g.get(), "/units", "multiplicity", 0, site);
+    u_solutions = ExtendibleDataset::open(g.get(), "/units", "solutions", 0, site);
+    u_nodes = ExtendibleDataset::open(g.get(), "/units", "nodes", 0, site);
+    u_seconds = ExtendibleDataset::open(g.get(), "/units", "seconds", 0, site);
+    u_started = ExtendibleDataset::open(g.get(), "/units", "started", 0, site);
+    u_rank = ExtendibleDataset::open(g.get(), "/units", "rank", 0, site);
+    u_thread = ExtendibleDataset::open(g.get(), "/units", "thread", 0, site);
+    for (const ExtendibleDataset* c : {&u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread})
       if (c->rows != u_id.rows)
         h5::raise(site, c->name + " has " + std::to_string(c->rows) + " rows, /units/id " + std::to_string(u_id.rows));
 
@@ -730,11 +733,11 @@ struct ResultReader::Impl {
     classes = info.params.class_boards();
     if (h5::check(H5Lexists(root, "boards", H5P_DEFAULT), site, "open /boards") == 0) h5::raise(site, "missing group /boards");
     auto bg = h5::group(H5Gopen2(root, "boards", H5P_DEFAULT), site, "open /boards");
-    b_solutions = Column::open(bg.get(), "/boards", "solutions", w, site);
-    b_unit = Column::open(bg.get(), "/boards", "unit", 0, site);
+    b_solutions = ExtendibleDataset::open(bg.get(), "/boards", "solutions", w, site);
+    b_unit = ExtendibleDataset::open(bg.get(), "/boards", "unit", 0, site);
     if (b_unit.rows != b_solutions.rows) h5::raise(site, "/boards/unit and /boards/solutions differ in length");
     if (classes) {
-      b_class_size = Column::open(bg.get(), "/boards", "class_size", 0, site);
+      b_class_size = ExtendibleDataset::open(bg.get(), "/boards", "class_size", 0, site);
       if (b_class_size.rows != b_solutions.rows)
         h5::raise(site, "/boards/class_size and /boards/solutions differ in length");
     }
