@@ -13,7 +13,8 @@ __all__ = [
     "transforms", "lex_le", "lex_lt", "canonical",
     "canonical_mask", "stabilizer_size", "class_size", "rot90_fixed_mask",
     "rot180_fixed_mask", "mirror", "board_keys", "solve_all", "iter_solutions",
-    "count_completions", "valid_prefix_count",
+    "count_completions", "valid_prefix_count", "keys_fit", "symmetry_keys", "placement_keys",
+    "keys_lt", "keys_eq",
 ]
 
 
@@ -25,23 +26,39 @@ def _as_int(b):
 
 
 def _distinct_rows(a):
-    """True for rows whose entries are pairwise distinct.
-
-    Entries spanning fewer than 64 values (every board of N <= 32, its diagonals included) go
-    through one 64-bit mask per row, a column at a time: ~10x faster than sorting the rows."""
+    """True for rows whose entries are pairwise distinct."""
     m, k = a.shape
     if k < 2:
         return np.ones(m, dtype=bool)
-    lo, hi = int(a.min()), int(a.max())
+    return _distinct_cols(np.ascontiguousarray(a.T))
+
+
+def _distinct_cols(cols):
+    """_distinct_rows of the rows whose entries are cols[0], cols[1], ... (each (M,), contiguous).
+
+    Entries spanning fewer than 64 values (every board of N <= 32, its diagonals included) go
+    through one 64-bit mask per row, a column at a time: ~10x faster than sorting the rows.  Up
+    to 28 columns, a row's bits are distinct exactly when their sum equals their OR (no
+    carries), which saves testing every bit against the mask."""
+    k, m = cols.shape
+    if k < 2:
+        return np.ones(m, dtype=bool)
+    lo, hi = int(cols.min()), int(cols.max())
     if hi - lo >= 64:
-        s = np.sort(a, axis=1)
+        s = np.sort(cols.T, axis=1)
         return ~(s[:, 1:] == s[:, :-1]).any(axis=1)
-    shifted = (a - lo).astype(np.uint64)
     one = np.uint64(1)
     seen = np.zeros(m, dtype=np.uint64)
+    if k <= 28 and hi - lo < 59:   # k bits below 2^59 sum below 2^64
+        total = np.zeros(m, dtype=np.uint64)
+        for c in range(k):
+            bit = np.left_shift(one, (cols[c] - lo).astype(np.uint64))
+            seen |= bit
+            total += bit
+        return seen == total
     dup = np.zeros(m, dtype=bool)
     for c in range(k):
-        bit = np.left_shift(one, shifted[:, c])
+        bit = np.left_shift(one, (cols[c] - lo).astype(np.uint64))
         dup |= (seen & bit) != 0
         seen |= bit
     return ~dup
@@ -57,11 +74,12 @@ def valid_mask(b, n=None):
     m, k = a.shape
     if n is None:
         n = k
-    ok = ((a >= 0) & (a < n)).all(axis=1)
-    r = np.arange(k, dtype=np.int16)
-    ok &= _distinct_rows(a)
-    ok &= _distinct_rows(a + r)
-    ok &= _distinct_rows(a - r)
+    cols = np.ascontiguousarray(a.T)   # (k, m): a row of the boards at a time
+    ok = ((cols >= 0) & (cols < n)).all(axis=0)
+    r = np.arange(k, dtype=np.int16)[:, None]
+    ok &= _distinct_cols(cols)
+    ok &= _distinct_cols(cols + r)
+    ok &= _distinct_cols(cols - r)
     return ok
 
 
@@ -311,6 +329,86 @@ def rot90_fixed_mask(b):
     return (ts[5] == ts[0]).all(axis=1)
 
 
+# ---- the eight transforms as packed keys ---------------------------------------------------
+#
+# A board of N <= 24 columns < 32 packs, order-preservingly, into two uint64 words of 5-bit
+# fields (hi: entries 0..11, lo: entries 12..N-1, the first entry in the highest field), so
+# row-wise lexicographic comparison and equality become integer comparisons.  Of the eight
+# transforms (the order of transforms()) only four need packing: a mirrored board's fields are
+# N-1 minus the board's, so its key is the key of an all-(N-1) board minus the board's key.
+
+KEY_FIELD_BITS = 5
+_HI_FIELDS = 12
+
+
+def keys_fit(n):
+    """True when boards of size n pack into two words (symmetry_keys, placement_keys)."""
+    return 1 <= n <= 2 * _HI_FIELDS
+
+
+def _field_shifts(n):
+    j = np.arange(n)
+    in_hi = j < _HI_FIELDS
+    shift = np.where(in_hi, _HI_FIELDS - 1 - j, n - 1 - j) * KEY_FIELD_BITS
+    return in_hi, shift.astype(np.uint64)
+
+
+def _pack_cols(cols, n):
+    """Keys (hi, lo) of boards given as columns: cols[j] holds entry j of every board."""
+    in_hi, shift = _field_shifts(n)
+    m = cols.shape[1]
+    hi = np.zeros(m, dtype=np.uint64)
+    lo = np.zeros(m, dtype=np.uint64)
+    for j in range(n):
+        v = cols[j].astype(np.uint64) << shift[j]
+        if in_hi[j]:
+            hi |= v
+        else:
+            lo |= v
+    return hi, lo
+
+
+def symmetry_keys(b):
+    """Keys (hi, lo) of the eight transforms of full boards b (M, N), in transforms() order.
+    Meaningful for valid boards (permutations) of N with keys_fit(N)."""
+    a = np.asarray(b)
+    m, n = a.shape
+    cols = np.ascontiguousarray(a.T, dtype=np.uint8)   # (n, m): entry j of every board
+    inv = np.empty(n * m, dtype=np.uint8)
+    idx = np.arange(m, dtype=np.intp)
+    for r in range(n):   # inv[c] = the row of the queen in column c
+        inv[np.minimum(cols[r], n - 1).astype(np.intp) * m + idx] = r
+    inv = inv.reshape(n, m)
+    full_hi, full_lo = _pack_cols(np.full((n, 1), n - 1, dtype=np.uint8), n)
+    keys = []
+    for c in (cols, cols[::-1], inv, inv[::-1]):
+        hi, lo = _pack_cols(c, n)
+        keys.append((hi, lo))
+        keys.append((full_hi[0] - hi, full_lo[0] - lo))
+    return keys
+
+
+def placement_keys(pl):
+    """For placements (M, N) with -1 in rows left to the search: (key, mask) pairs of words
+    such that a board completes the placement exactly when (board_key & mask) == key."""
+    p = np.asarray(pl)
+    m, n = p.shape
+    cols = np.ascontiguousarray(p.T)
+    placed = cols >= 0
+    key = _pack_cols(np.where(placed, cols, 0), n)
+    mask = _pack_cols(np.where(placed, (1 << KEY_FIELD_BITS) - 1, 0), n)
+    return key, mask
+
+
+def keys_lt(a, c):
+    """Row-wise a < c for keys (hi, lo)."""
+    return (a[0] < c[0]) | ((a[0] == c[0]) & (a[1] < c[1]))
+
+
+def keys_eq(a, c):
+    return (a[0] == c[0]) & (a[1] == c[1])
+
+
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 _FNV = np.uint64(0x100000001B3)
@@ -330,15 +428,17 @@ def board_keys(b):
     Returns (keys, exact)."""
     a = np.asarray(b)
     m, n = a.shape
+    cols = np.ascontiguousarray(a.T).astype(np.uint64)   # (n, m): a column at a time, contiguous
     if n <= 16:
         keys = np.zeros(m, dtype=np.uint64)
         for i in range(n):
-            keys |= (a[:, i].astype(np.uint64) & np.uint64(15)) << np.uint64(4 * (n - 1 - i))
+            keys |= (cols[i] & np.uint64(15)) << np.uint64(4 * (n - 1 - i))
         return keys, True
     h = np.full(m, 0xCBF29CE484222325, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for i in range(n):
-            h = (h ^ a[:, i].astype(np.uint64)) * _FNV
+            h ^= cols[i]
+            h *= _FNV
         h = _mix64(h)
     return h, False
 

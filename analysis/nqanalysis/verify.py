@@ -5,7 +5,9 @@ and the row indices concerned.  Exit codes: 0 pass, 1 fail, 3 unreadable / not a
 """
 
 import math
+import os
 import sys
+import tempfile
 
 import numpy as np
 
@@ -749,10 +751,13 @@ class Verifier:
             per_unit = np.zeros(len(ids), dtype=np.int64)
 
         n_pass = max(1, -(-S // self.key_budget))
+        spill = None   # n_pass > 1: the keys of part p go to file p, read back one part at a time
         if n_pass == 1:
             keys0 = np.empty(S, dtype=np.uint64)
         else:
-            keys0 = []
+            spill = tempfile.TemporaryDirectory(prefix="nqanalyze-keys-")
+            keys0 = [os.path.join(spill.name, f"part{p}.u64") for p in range(n_pass)]
+            spill_files = [open(k, "wb") for k in keys0]
         exact_keys = n <= 16
 
         invalid, n_invalid = [], 0
@@ -769,6 +774,8 @@ class Verifier:
             rows = np.arange(start, start + m)
             bi = b.astype(np.int16)
             valid = B.valid_mask(bi, n)
+            # the eight transforms of every board as packed keys (meaningful for valid ones)
+            ks = B.symmetry_keys(b) if B.keys_fit(n) else None
             nv = int((~valid).sum())
             if nv:
                 n_invalid += nv
@@ -780,7 +787,11 @@ class Verifier:
             if n_pass == 1:
                 keys0[start:start + m] = keys
             else:
-                keys0.append(keys[B.mix_keys(keys) % np.uint64(n_pass) == 0])
+                part = B.mix_keys(keys) % np.uint64(n_pass)
+                by_part = np.argsort(part, kind="stable")
+                ends = np.cumsum(np.bincount(part.astype(np.intp), minlength=n_pass))
+                for p in range(n_pass):
+                    keys[by_part[ends[p - 1] if p else 0:ends[p]]].tofile(spill_files[p])
             # unit of each board
             if units_ok:
                 u = u.astype(np.uint64)
@@ -806,6 +817,16 @@ class Verifier:
                     if self.scheme == "border":
                         # a board is an image g(s) of a completion s of the placement
                         cand = np.nonzero(~ok & mm)[0]
+                        if len(cand) and ks is not None:   # packed keys, for valid boards
+                            vf = valid[found]
+                            kc = cand[vf[cand]]
+                            at = np.nonzero(found)[0][kc]   # their rows in the chunk
+                            pk, pm = B.placement_keys(up[kc])
+                            hit = np.zeros(len(kc), dtype=bool)
+                            for th, tl in ks[1:]:
+                                hit |= ((th[at] & pm[0]) == pk[0]) & ((tl[at] & pm[1]) == pk[1])
+                            ok[kc] = hit
+                            cand = cand[~vf[cand]]
                         if len(cand):
                             for t in B.transforms(bf[cand])[1:]:
                                 ok[cand] |= ((t == up[cand]) | free[cand]).all(axis=1)
@@ -829,15 +850,24 @@ class Verifier:
             vb = bi[valid]
             vrows = rows[valid]
             if len(vb):
-                ts = B.transforms(vb)
                 is_canon = np.ones(len(vb), dtype=bool)
                 stab = np.zeros(len(vb), dtype=np.int64)
-                for t in ts:
-                    stab += (t == vb).all(axis=1)
-                for t in ts[1:]:
-                    is_canon &= B.lex_le(vb, t)
-                fixed180 = (ts[3] == vb).all(axis=1)
-                fixed90 = (ts[5] == vb).all(axis=1)
+                if ks is not None:
+                    kv = [(h[valid], l[valid]) for h, l in ks]
+                    for t in kv:
+                        stab += B.keys_eq(t, kv[0])
+                    for t in kv[1:]:
+                        is_canon &= ~B.keys_lt(t, kv[0])
+                    fixed180 = B.keys_eq(kv[3], kv[0])
+                    fixed90 = B.keys_eq(kv[5], kv[0])
+                else:
+                    ts = B.transforms(vb)
+                    for t in ts:
+                        stab += (t == vb).all(axis=1)
+                    for t in ts[1:]:
+                        is_canon &= B.lex_le(vb, t)
+                    fixed180 = (ts[3] == vb).all(axis=1)
+                    fixed90 = (ts[5] == vb).all(axis=1)
                 csize = 8 // stab
                 if is_class:
                     class_sum += int(c.astype(np.int64).sum())
@@ -872,7 +902,14 @@ class Verifier:
         rep.check(n_invalid == 0, f"/boards/solutions: all {S} boards are valid {n}-queens solutions",
                   f"/boards/solutions: {n_invalid} invalid boards", invalid, total=n_invalid)
         # --- duplicates
-        self.check_duplicates(keys0, n_pass, exact_keys, S)
+        if spill is not None:
+            for f in spill_files:
+                f.close()
+        try:
+            self.check_duplicates(keys0, n_pass, exact_keys, S)
+        finally:
+            if spill is not None:
+                spill.cleanup()
         # --- units of boards
         if units_ok:
             rep.check(n_nounit == 0, "/boards/unit: every board's unit is in /units",
@@ -945,16 +982,8 @@ class Verifier:
         dup_keys = []
         n_extra = 0
         for p in range(n_pass):
-            if p == 0:
-                keys = keys0 if n_pass == 1 else np.concatenate(keys0) if keys0 else \
-                    np.zeros(0, np.uint64)
-            else:
-                parts = []
-                for start, b, _, _ in self.rf.iter_boards(self.chunk_rows, with_class=False):
-                    k, _ = B.board_keys(b)
-                    parts.append(k[B.mix_keys(k) % np.uint64(n_pass) == p])
-                keys = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
-                del parts
+            # one part of the keys at a time: all of them, or the file of part p (check_boards)
+            keys = keys0 if n_pass == 1 else np.fromfile(keys0[p], dtype=np.uint64)
             keys.sort()
             eq = keys[1:] == keys[:-1]
             if eq.any():

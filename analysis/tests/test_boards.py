@@ -89,3 +89,44 @@ def test_valid_prefix_count():
             brute = sum(1 for p in itertools.product(range(n), repeat=d)
                         if B.explain_board(p, n) == "")
             assert B.valid_prefix_count(n, d) == brute
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 12, 13, 17, 20, 24])
+def test_symmetry_keys_order_and_equality_match_the_transforms(n):
+    """Packed keys compare as the transforms do, row by row (random permutations plus a few
+    symmetric ones: the identity board and its reversal)."""
+    rng = np.random.default_rng(n)
+    b = np.array([rng.permutation(n) for _ in range(400)] + [np.arange(n), np.arange(n)[::-1]],
+                 dtype=np.uint8)
+    ts = B.transforms(b)
+    ks = B.symmetry_keys(b)
+    assert len(ks) == 8
+    for i in range(8):
+        for j in range(8):
+            np.testing.assert_array_equal(B.keys_lt(ks[i], ks[j]), B.lex_lt(ts[i], ts[j]))
+            np.testing.assert_array_equal(B.keys_eq(ks[i], ks[j]), (ts[i] == ts[j]).all(axis=1))
+
+
+def test_placement_keys_match_the_placement_test():
+    n = 17
+    rng = np.random.default_rng(1)
+    b = np.array([rng.permutation(n) for _ in range(300)], dtype=np.uint8)
+    pl = b.astype(np.int16).copy()
+    pl[rng.random(pl.shape) < 0.6] = -1          # rows left to the search
+    flip = rng.random(len(b)) < 0.5
+    pl[flip, 3] = (pl[flip, 3] + 1) % n            # some placements no longer completed
+    pl[flip & (pl[:, 3] == b[:, 3])] = -1          # (wrapped back onto the board's own column)
+    want = ((b == pl) | (pl < 0)).all(axis=1)
+    (kh, kl), (mh, ml) = B.placement_keys(pl)
+    h, l = B.symmetry_keys(b)[0]
+    np.testing.assert_array_equal(((h & mh) == kh) & ((l & ml) == kl), want)
+    assert 0 < want.sum() < len(b)
+
+
+def test_distinct_rows_both_ways():
+    rng = np.random.default_rng(2)
+    for k in (2, 9, 28, 30):
+        a = rng.integers(0, 60, size=(500, k)).astype(np.int16)
+        a[::3] = np.array([rng.permutation(60)[:k] for _ in range(len(a[::3]))])
+        want = np.array([len(set(r)) == k for r in a.tolist()])
+        np.testing.assert_array_equal(B._distinct_rows(a), want)

@@ -103,6 +103,28 @@ def test_verify_duplicates_found_across_passes(runs, tmp_path):
     assert "/boards/solutions rows 1, 90" in out.getvalue(), out.getvalue()
 
 
+def test_verify_passes_spill_their_keys_and_clean_up(runs, tmp_path, monkeypatch):
+    """With a tiny key budget the keys are spilled to one temporary file per pass, which are
+    gone afterwards; a clean file passes, a duplicate across chunks is found."""
+    import tempfile
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill))
+    out = io.StringIO()
+    with ResultFile(runs["boards_all8"]) as rf:
+        assert Verifier(rf, out, chunk_rows=5, key_budget=9).run() == 0, out.getvalue()
+    assert "no duplicate boards among 92" in out.getvalue()
+    assert list(spill.iterdir()) == []
+    path = copy_file(runs["boards_class8"], tmp_path, "dup3.h5")
+    with h5py.File(path, "r+") as f:
+        f["/boards/solutions"][11] = f["/boards/solutions"][0]
+    out = io.StringIO()
+    with ResultFile(path) as rf:
+        assert Verifier(rf, out, chunk_rows=4, key_budget=3).run() == 1
+    assert "/boards/solutions rows 0, 11" in out.getvalue(), out.getvalue()
+    assert list(spill.iterdir()) == []
+
+
 def test_verify_non_canonical_and_class_size(runs, tmp_path):
     path = copy_file(runs["boards_class8"], tmp_path, "noncanon.h5")
     with h5py.File(path, "r+") as f:
