@@ -24,6 +24,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <stdexcept>
 #include <type_traits>
@@ -368,6 +373,127 @@ std::string temp_name(const std::string& path) {
 
 }  // namespace
 
+// ============================================================================= ChunkEncoder ==
+namespace {
+
+// Compresses whole chunk rows of boards on a thread of its own (each row's chunks in parallel:
+// core::parallel_for), so that the thread appending boards goes on (reading the journal, or
+// taking results) while the previous rows compress. No HDF5 here: rows come back in order,
+// encoded, to the appending thread, which writes them. At most kInFlight rows are queued.
+class ChunkEncoder {
+ public:
+  struct Row {
+    hsize_t first = 0;   // the row of the dataset the chunk row starts at
+    std::size_t count = 0;
+    std::vector<std::uint8_t> boards, class_sizes;
+    std::vector<std::uint64_t> units;
+    std::vector<std::string> encoded;   // solutions' columns, then unit, then class_size
+    std::exception_ptr error;
+    bool done = false;
+  };
+
+  ChunkEncoder(std::size_t width, bool classes) : width_(width), classes_(classes) {}
+  ~ChunkEncoder() { stop(); }
+
+  // Queues a row; returns the rows encoded by now, in order (waits while kInFlight rows are
+  // queued and none is done).
+  std::vector<Row> submit(Row row) {
+    std::unique_lock lock(mutex_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    std::vector<Row> out;
+    for (;;) {
+      while (!rows_.empty() && rows_.front().done) {
+        out.push_back(std::move(rows_.front()));
+        rows_.pop_front();
+      }
+      if (rows_.size() < kInFlight) break;
+      changed_.wait(lock);
+    }
+    rows_.push_back(std::move(row));
+    changed_.notify_all();
+    return out;
+  }
+  // Every queued row, encoded, in order.
+  std::vector<Row> drain() {
+    std::unique_lock lock(mutex_);
+    return take_done(lock, true);
+  }
+  void stop() noexcept {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  static constexpr std::size_t kInFlight = 3;
+
+  std::vector<Row> take_done(std::unique_lock<std::mutex>& lock, bool all) {
+    if (all) changed_.wait(lock, [&] { return std::ranges::all_of(rows_, &Row::done); });
+    std::vector<Row> out;
+    while (!rows_.empty() && rows_.front().done) {
+      out.push_back(std::move(rows_.front()));
+      rows_.pop_front();
+    }
+    return out;
+  }
+
+  void run() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      changed_.wait(lock, [&] { return stopping_ || std::ranges::any_of(rows_, [](const Row& r) { return !r.done; }); });
+      if (stopping_) return;
+      Row* row = &*std::ranges::find_if(rows_, [](const Row& r) { return !r.done; });   // stable: a deque
+      lock.unlock();
+      try {
+        encode(*row);
+      } catch (...) {
+        row->error = std::current_exception();
+      }
+      lock.lock();
+      row->done = true;
+      changed_.notify_all();
+    }
+  }
+
+  void encode(Row& row) const {
+    const auto rows = static_cast<std::size_t>(kBoardChunkRows);
+    const std::size_t k = row.count, w = width_;
+    const std::size_t chunks = w + 1 + (classes_ ? 1 : 0);
+    row.encoded.assign(chunks, {});
+    core::parallel_for(chunks, 0, [&](std::size_t i) {
+      if (i < w) {
+        std::vector<std::uint8_t> column(rows, 0);
+        for (std::size_t r = 0; r < k; ++r) column[r] = row.boards[r * w + i];
+        row.encoded[i] = encode_chunk(column, 1, kDeflateLevel, classes_ ? DeflateSearch::runs : DeflateSearch::matches);
+      } else if (i == w) {
+        std::vector<std::uint8_t> raw(rows * sizeof(std::uint64_t), 0);
+        std::memcpy(raw.data(), row.units.data(), k * sizeof(std::uint64_t));   // little-endian, as H5T_STD_U64LE
+        row.encoded[i] = encode_chunk(raw, sizeof(std::uint64_t), kDeflateLevel);
+      } else {
+        std::vector<std::uint8_t> raw(rows, 0);
+        std::copy(row.class_sizes.begin(), row.class_sizes.end(), raw.begin());
+        row.encoded[i] = encode_chunk(raw, 1, kDeflateLevel);
+      }
+    });
+    row.boards = {};
+    row.units = {};
+    row.class_sizes = {};
+  }
+
+  const std::size_t width_;
+  const bool classes_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<Row> rows_;   // queued, oldest first; the encoder takes the first not done
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
 // ============================================================================== ResultWriter ==
 
 struct ResultWriter::Impl {
@@ -392,6 +518,8 @@ struct ResultWriter::Impl {
   } ub;
   std::vector<std::uint8_t> bb_boards, bb_class;
   std::vector<std::uint64_t> bb_unit;
+  std::unique_ptr<ChunkEncoder> encoder;   // boards files: compresses chunk rows in the background
+  hsize_t queued_rows = 0;                 // board rows handed to the encoder
 
   std::uint64_t units = 0, boards = 0;   // rows appended (buffered or written)
   core::Total weighted_total = 0;        // sum of multiplicity * solutions
@@ -402,6 +530,7 @@ struct ResultWriter::Impl {
   ~Impl() { abandon(); }
 
   void abandon() noexcept {
+    if (encoder) encoder->stop();
     b_solutions.ds.reset(); b_class_size.ds.reset(); b_unit.ds.reset();
     for (ExtendibleDataset* c : unit_columns()) c->ds.reset();
     boards_group.reset();
@@ -473,6 +602,7 @@ struct ResultWriter::Impl {
       bb_boards.reserve(kBoardChunkRows * w);
       bb_unit.reserve(kBoardChunkRows);
       if (params.class_boards()) bb_class.reserve(kBoardChunkRows);
+      encoder = std::make_unique<ChunkEncoder>(static_cast<std::size_t>(n), params.class_boards());
     }
   }
 
@@ -506,41 +636,44 @@ struct ResultWriter::Impl {
     ub.nodes.clear(); ub.seconds.clear(); ub.started.clear(); ub.rank.clear(); ub.thread.clear();
   }
 
-  // Writes the buffered boards (a whole chunk row of each board dataset, the last one possibly
-  // short) as chunks compressed in parallel. Rows written so far are a multiple of the chunk.
-  void flush_boards() {
+  // Hands the buffered boards (a whole chunk row of each board dataset, the last one possibly
+  // short) to the encoder and writes the rows it has finished; `wait`: every row, now.
+  void flush_boards(bool wait = false) {
     const hsize_t k = bb_unit.size();
-    if (k == 0) return;
-    const auto rows = static_cast<std::size_t>(kBoardChunkRows);
-    const auto w = static_cast<std::size_t>(n);
-    const bool classes = params.class_boards();
-    // Chunks 0..w-1: the columns of /boards/solutions; then /boards/unit, /boards/class_size.
-    const std::size_t chunks = w + 1 + (classes ? 1 : 0);
-    std::vector<std::string> encoded(chunks);
-    core::parallel_for(chunks, 0, [&](std::size_t i) {
-      if (i < w) {
-        std::vector<std::uint8_t> column(rows, 0);
-        for (std::size_t r = 0; r < k; ++r) column[r] = bb_boards[r * w + i];
-        encoded[i] = encode_chunk(column, 1, kDeflateLevel, classes ? DeflateSearch::runs : DeflateSearch::matches);
-      } else if (i == w) {
-        std::vector<std::uint8_t> raw(rows * sizeof(std::uint64_t), 0);
-        std::memcpy(raw.data(), bb_unit.data(), k * sizeof(std::uint64_t));   // little-endian, as H5T_STD_U64LE
-        encoded[i] = encode_chunk(raw, sizeof(std::uint64_t), kDeflateLevel);
-      } else {
-        std::vector<std::uint8_t> raw(rows, 0);
-        std::copy(bb_class.begin(), bb_class.end(), raw.begin());
-        encoded[i] = encode_chunk(raw, 1, kDeflateLevel);
+    if (k > 0) {
+      ChunkEncoder::Row row;
+      row.first = queued_rows;
+      row.count = k;
+      row.boards = std::exchange(bb_boards, {});
+      row.units = std::exchange(bb_unit, {});
+      row.class_sizes = std::exchange(bb_class, {});
+      queued_rows += k;
+      bb_boards.reserve(kBoardChunkRows * static_cast<std::size_t>(n));
+      bb_unit.reserve(kBoardChunkRows);
+      if (params.class_boards()) bb_class.reserve(kBoardChunkRows);
+      write_rows(encoder->submit(std::move(row)));
+    }
+    if (wait && encoder) write_rows(encoder->drain());
+  }
+
+  // Rows written so far are a multiple of the chunk; rows come in order.
+  void write_rows(std::vector<ChunkEncoder::Row> done) {
+    for (ChunkEncoder::Row& row : done) {
+      if (row.error) {
+        try {
+          std::rethrow_exception(row.error);
+        } catch (const std::exception& e) {
+          throw WriteError("store::write: " + path + ": compressing boards: " + e.what());
+        }
       }
-    });
-    const hsize_t row = b_unit.rows;
-    for (ExtendibleDataset* c : {&b_solutions, &b_unit}) c->extend(row + k, site);
-    if (classes) b_class_size.extend(row + k, site);
-    for (std::size_t i = 0; i < w; ++i) b_solutions.write_chunk(row, i, encoded[i], site);
-    b_unit.write_chunk(row, 0, encoded[w], site);
-    if (classes) b_class_size.write_chunk(row, 0, encoded[w + 1], site);
-    bb_boards.clear();
-    bb_class.clear();
-    bb_unit.clear();
+      const std::size_t w = static_cast<std::size_t>(n);
+      const hsize_t end = row.first + row.count;
+      for (ExtendibleDataset* c : {&b_solutions, &b_unit}) c->extend(end, site);
+      if (params.class_boards()) b_class_size.extend(end, site);
+      for (std::size_t i = 0; i < w; ++i) b_solutions.write_chunk(row.first, i, row.encoded[i], site);
+      b_unit.write_chunk(row.first, 0, row.encoded[w], site);
+      if (params.class_boards()) b_class_size.write_chunk(row.first, 0, row.encoded[w + 1], site);
+    }
   }
 
   void append_units(std::span<const UnitRecord> recs) {
@@ -626,7 +759,7 @@ struct ResultWriter::Impl {
   void commit(const RunInfo& info) {
     check_info(info);
     flush_units();
-    flush_boards();
+    flush_boards(true);
     const hid_t root = file.get();
     write_attr(root, "format", std::string(kFormat), site);
     write_attr(root, "format_version", kFormatVersion, site);

@@ -323,10 +323,10 @@ TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
 }
 
 TEST_F(ResultFile, ClassBoardsDeflatedAsRunsReadBackHereAndInH5py) {
-  // Class-mode columns are deflated with zlib's run search (store/chunks.h): three chunk rows,
+  // Class-mode columns are deflated with zlib's run search (store/chunks.h), in the background,
   // read back by the reader and by stock h5py.
   const int n = 12;
-  const std::uint64_t count = 300'000;
+  const std::uint64_t count = 600'000;   // 5 chunk rows: more than the encoder queues at once
   auto board_of = [&](std::uint64_t i, std::size_t r) { return static_cast<std::uint8_t>((i / (r + 1) + r * 5) % n); };
   std::vector<std::uint8_t> boards, sizes;
   std::vector<std::uint64_t> ids;
