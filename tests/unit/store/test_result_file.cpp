@@ -336,7 +336,7 @@ TEST_F(ResultFile, ClassBoardsDeflatedAsRunsReadBackHereAndInH5py) {
     ids.push_back(b / 1000);
   }
   {
-    ResultWriter w(file("class.h5"), n, "class");
+    ResultWriter w(file("class.h5"), params_for(n, "class"));
     w.append_boards(boards, sizes, ids);
     std::vector<UnitRecord> units(count / 1000);
     for (std::size_t u = 0; u < units.size(); ++u) {
@@ -345,10 +345,8 @@ TEST_F(ResultFile, ClassBoardsDeflatedAsRunsReadBackHereAndInH5py) {
     }
     w.append_units(units);
     RunInfo info;
-    info.n = n;
-    info.mode = "boards";
-    info.boards_stored = "class";
-    info.status = "complete";
+    info.params = params_for(n, "class");
+    info.status = Status::complete;
     info.units_done = units.size();
     info.total = count;
     w.commit(info);
