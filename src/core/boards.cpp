@@ -108,9 +108,20 @@ struct Workspace {
   }
 };
 
+#if !defined(__clang__)
+// gcc 12's intrinsics headers trip -W(maybe-)uninitialized on their own _mm512_undefined idiom.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 struct LevelTable {
   __m512i lo, hi;
 };
+
+NQ_BOARDS_AVX512 inline __attribute__((always_inline)) LevelTable table(const std::uint32_t* t) {
+  return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
+}
 
 NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable& t, __m512i level) {
   return _mm512_permutex2var_epi32(t.lo, level, t.hi);
@@ -121,11 +132,6 @@ NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i bit_index(__m512i
   const __m512i exponent = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepu32_ps(one_bit)), 23);
   return _mm512_sub_epi32(exponent, _mm512_set1_epi32(127));
 }
-
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
 
 // Searches the subtrees of the w.seeds frontier nodes on the stack (level f); appends their
 // solutions to w.f_*; returns the squares tried.
@@ -141,9 +147,6 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
     t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
     t_shift[d] = d >= f && d <= m - 3 ? static_cast<std::uint32_t>(kColumnBits * (m - 3 - d)) : 0u;
   }
-  auto table = [](const std::uint32_t* t) {
-    return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
-  };
   const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
                    gap = table(t_gap), gap1 = table(t_gap1), shift = table(t_shift);
   const __m512i last_parent = _mm512_set1_epi32(m - 2);

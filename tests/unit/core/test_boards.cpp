@@ -154,7 +154,9 @@ TEST(BoardGenerator, CompletionsMatchCountingOnALargeUnit) {
     const BoardView b(boards.data() + j, 16);
     ASSERT_TRUE(is_solution(b));
     ASSERT_EQ(b[0], 3);
-    if (j) ASSERT_TRUE(std::ranges::lexicographical_compare(BoardView(boards.data() + j - 16, 16), b));
+    if (j) {
+      ASSERT_TRUE(std::ranges::lexicographical_compare(BoardView(boards.data() + j - 16, 16), b));
+    }
   }
 }
 
