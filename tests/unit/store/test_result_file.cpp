@@ -131,6 +131,23 @@ class ResultFile : public nq::store::test::TempDirTest {
   }
 };
 
+// Commits a writer whose `count` boards came from units of 1000 boards each (unit u holds boards
+// 1000u..1000u+999): the unit table and a complete run's attributes.
+void commit_units_of_1000_boards(ResultWriter& w, int n, const char* boards_stored, std::uint64_t count) {
+  std::vector<UnitRecord> units(count / 1000);
+  for (std::size_t u = 0; u < units.size(); ++u) {
+    units[u].id = u;
+    units[u].solutions = 1000;
+  }
+  w.append_units(units);
+  RunInfo info;
+  info.params = params_for(n, boards_stored);
+  info.status = Status::complete;
+  info.units_done = units.size();
+  info.total = count;
+  w.commit(info);
+}
+
 }  // namespace
 
 TEST_F(ResultFile, RoundTripKeepsAttributesUnitsAndEveryBoard) {
@@ -290,18 +307,7 @@ TEST_F(ResultFile, ManyBoardsSpanSeveralChunksAndReadBackInAnySlice) {
       w.append_boards(boards, {}, ids);
       i += k;
     }
-    std::vector<UnitRecord> units(count / 1000);
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      units[u].id = u;
-      units[u].solutions = 1000;
-    }
-    w.append_units(units);
-    RunInfo info;
-    info.params = params_for(n, "all");
-    info.status = Status::complete;
-    info.units_done = units.size();
-    info.total = count;
-    w.commit(info);
+    commit_units_of_1000_boards(w, n, "all", count);
   }
   const ResultReader r(file("big.h5"));
   ASSERT_EQ(r.board_count(), count);
@@ -338,18 +344,7 @@ TEST_F(ResultFile, ClassBoardsDeflatedAsRunsReadBackHereAndInH5py) {
   {
     ResultWriter w(file("class.h5"), params_for(n, "class"));
     w.append_boards(boards, sizes, ids);
-    std::vector<UnitRecord> units(count / 1000);
-    for (std::size_t u = 0; u < units.size(); ++u) {
-      units[u].id = u;
-      units[u].solutions = 1000;
-    }
-    w.append_units(units);
-    RunInfo info;
-    info.params = params_for(n, "class");
-    info.status = Status::complete;
-    info.units_done = units.size();
-    info.total = count;
-    w.commit(info);
+    commit_units_of_1000_boards(w, n, "class", count);
   }
   const ResultReader r(file("class.h5"));
   std::vector<std::uint8_t> got, got_sizes;
