@@ -24,6 +24,7 @@
 //   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS TIMED DEPTH NODES NODES_REL_ERROR
 // (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds).
 // Exit codes: 0 every engine agreed on every unit, 1 a count differs, 2 bad usage.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -50,15 +51,6 @@ namespace core = nq::core;
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]\n"
-    "                  [--engines vector,scalar,mitm] [--max-seconds S]\n"
-    "  --plan run    the default plan of `nqueens run` (default); count: that of `nqueens count`\n"
-    "                with 2 threads (the border alone at every N >= 4)\n"
-    "  --depth D     this depth instead (full symmetry)\n"
-    "  --sample K    units drawn, one per stratum of the id range (default 40)\n"
-    "  --max-seconds stop timing an N after this much engine time (default: no limit)\n";
-
 struct Options {
   std::vector<int> sizes{18};
   bool count_plan = false;
@@ -69,67 +61,41 @@ struct Options {
   double max_seconds = 0;
 };
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  if (out.empty()) throw std::invalid_argument("empty list '" + s + "'");
-  return out;
-}
-
-long positive(const std::string& s, const std::string& what) {
-  std::size_t used = 0;
-  long v = 0;
-  try {
-    v = std::stol(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || v < 1) throw std::invalid_argument("bad " + what + " '" + s + "'");
-  return v;
-}
-
-Options parse(int argc, char** argv) {
+// The command line (CLI11, as `nqueens` and nq_bench): the options write into `o`; `plan` is
+// turned into a value once parsed.
+struct CommandLine {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
-      return argv[++i];
-    };
-    if (a == "--n") {
-      o.sizes.clear();
-      for (const auto& s : split(value())) {
-        const long n = positive(s, "N");
-        if (n < 4 || n > core::kMaxN) throw std::invalid_argument("N " + s + " is outside 4..32");
-        o.sizes.push_back(static_cast<int>(n));
-      }
-    } else if (a == "--plan") {
-      const std::string p = value();
-      if (p != "run" && p != "count") throw std::invalid_argument("unknown plan '" + p + "'");
-      o.count_plan = p == "count";
-    } else if (a == "--depth") {
-      o.depth = static_cast<int>(positive(value(), "depth"));
-    } else if (a == "--sample") {
-      o.sample = static_cast<std::size_t>(positive(value(), "sample size"));
-    } else if (a == "--seed") {
-      o.seed = static_cast<std::uint64_t>(positive(value(), "seed"));
-    } else if (a == "--max-seconds") {
-      o.max_seconds = static_cast<double>(positive(value(), "seconds"));
-    } else if (a == "--engines") {
-      o.engines = split(value());
-      for (const auto& e : o.engines)
-        if (e != "vector" && e != "scalar" && e != "mitm") throw std::invalid_argument("unknown engine '" + e + "'");
-    } else if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    } else {
-      throw std::invalid_argument("unknown option " + a);
-    }
+  std::string plan = "run";
+  CLI::App app{"Times the counting engines side by side on a stratified random sample of a plan's\n"
+               "work units (one unit per stratum of the id range) and estimates the plan's core-seconds\n"
+               "and nodes with standard errors; exit 1 if an engine's count differs from the first's.",
+               "nq_engines"};
+
+  CommandLine() {
+    app.footer("Exit codes: 0 the engines agree, 1 a count differs, 2 bad usage.");
+    app.add_option("--n", o.sizes, "board sizes, comma-separated (default 18)")
+        ->delimiter(',')
+        ->check(CLI::Range(4, core::kMaxN));
+    app.add_option("--plan", plan,
+                   "run: the default plan of `nqueens run` (default); count: that of `nqueens count` with 2 "
+                   "threads (the border alone at every N >= 4)")
+        ->check(CLI::IsMember({"run", "count"}));
+    app.add_option("--depth", o.depth, "this depth instead (full symmetry)")->check(CLI::PositiveNumber);
+    app.add_option("--sample", o.sample, "units drawn, one per stratum of the id range (default 40)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--seed", o.seed, "the sample's seed (default 1)")->check(CLI::PositiveNumber);
+    app.add_option("--engines", o.engines, "engines, comma-separated: vector, scalar, mitm (default vector,scalar)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"vector", "scalar", "mitm"}));
+    app.add_option("--max-seconds", o.max_seconds, "stop timing an N after this much engine time (default: no limit)")
+        ->check(CLI::PositiveNumber);
   }
-  return o;
-}
+
+  Options finish() {
+    o.count_plan = plan == "count";
+    return o;
+  }
+};
 
 #if NQ_ENGINES_AVX512
 // ---- The meet-in-the-middle join (bench-only study) ----
@@ -318,13 +284,17 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options o;
+  CommandLine cli;
   try {
-    o = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "nq_engines: " << e.what() << "\n" << kUsage;
+    cli.app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << cli.app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "nq_engines: " << e.what() << " (see nq_engines --help)\n";
     return 2;
   }
+  Options o = cli.finish();
 #if !NQ_ENGINES_AVX512
   std::erase(o.engines, std::string("mitm"));
 #endif
