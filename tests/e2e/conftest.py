@@ -1,14 +1,12 @@
 """Shared helpers for the end-to-end tests: the real `nqueens` binary, run plainly or under
 mpirun with several ranks, on real HDF5 files read with h5py. The helpers live in
 tests/support/nqtest.py (shared with the faults tier); this file re-exports them."""
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from nqtest import *  # noqa: E402,F401,F403  (the e2e tests import the helpers from here)
-from nqtest import BIN  # noqa: E402
+from nqtest import *  # noqa: F401,F403  (the e2e tests import the helpers from here)
+from nqtest import BIN
 
 
 @pytest.fixture

@@ -1,15 +1,12 @@
 """The faults tier: the real binary under injected faults (kill -9, stop signals, torn and corrupt
 journals, full disks, hostile input, lying workers). Helpers come from tests/support/nqtest.py
 (shared with tests/e2e) and tests/faults/faultlib.py; test modules import those directly."""
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import faultlib  # noqa: E402
-from nqtest import BIN  # noqa: E402
+import faultlib
+from nqtest import BIN
 
 
 @pytest.fixture

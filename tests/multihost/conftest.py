@@ -14,10 +14,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "support"))
-sys.path.insert(0, str(HERE.parent / "faults"))
-import nqtest  # noqa: E402
-from slurmtest import Slurm  # noqa: E402
+import nqtest
+from slurmtest import Slurm
 
 HOSTS_SH = str(HERE / "hosts.sh")
 PREFIX = os.environ.setdefault("NQ_MH_PREFIX", "nqmh")

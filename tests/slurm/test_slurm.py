@@ -8,14 +8,12 @@ About 2-3 minutes on 2 cores; the time-limit test is the long one (it waits for 
 """
 import os
 import re
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs,  # noqa: E402
+from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs,
                        log_text, run, write_job)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the Slurm tier starts daemons: run as root")

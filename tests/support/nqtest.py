@@ -7,7 +7,6 @@ import re
 import signal
 import struct
 import subprocess
-import sys
 import threading
 import time
 import zlib
@@ -17,8 +16,7 @@ import h5py
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "analysis"))
-from nqanalysis.resultfile import count_attrs  # noqa: E402  (the schema's one description of a count)
+from nqanalysis.resultfile import count_attrs  # (the schema's one description of a count)
 BIN = os.environ.get("NQUEENS_BIN", str(ROOT / "build/release/src/app/nqueens"))
 MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
