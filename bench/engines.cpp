@@ -39,6 +39,7 @@
 #include <vector>
 #include "core/kernel.h"
 #include "core/units.h"
+#include "command_line.h"
 
 // The join needs AVX-512 and BMI2 at compile time (the default -march=native build here);
 // without them nq_engines offers the tree walkers only.
@@ -285,15 +286,7 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
 
 int main(int argc, char** argv) {
   CommandLine cli;
-  try {
-    cli.app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << cli.app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "nq_engines: " << e.what() << " (see nq_engines --help)\n";
-    return 2;
-  }
+  if (const auto code = nq::bench::parse_command_line(cli.app, argc, argv)) return *code;
   Options o = cli.finish();
 #if !NQ_ENGINES_AVX512
   std::erase(o.engines, std::string("mitm"));

@@ -19,6 +19,7 @@
 #include "core/known_counts.h"
 #include "core/parallel.h"
 #include "core/units.h"
+#include "command_line.h"
 
 namespace core = nq::core;
 
@@ -123,15 +124,7 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   CommandLine cli;
-  try {
-    cli.app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << cli.app.help();
-    return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "nq_bench: " << e.what() << " (see nq_bench --help)\n";
-    return 2;
-  }
+  if (const auto code = nq::bench::parse_command_line(cli.app, argc, argv)) return *code;
   const Options o = cli.finish();
   if (o.plans) {
     std::printf("%3s %-8s %5s %12s\n", "N", "symmetry", "depth", "units");
