@@ -1,6 +1,7 @@
 #include "app/run_job.h"
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iomanip>
@@ -31,6 +32,31 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
+}
+
+// The analysis launcher as the user can call it: `nqanalyze` beside this binary (an install,
+// P/bin) or analysis/nqanalyze of the checkout it was built in (build/<preset>/src/app), by its
+// path, or by its bare name when its folder is on PATH; the bare name if neither exists.
+std::string analysis_launcher() {
+  const auto is_file = [](const fs::path& p) {
+    std::error_code ec;   // not found is an error here: it only means "no"
+    return fs::is_regular_file(p, ec);
+  };
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return "nqanalyze";
+  fs::path found;
+  if (is_file(exe.parent_path() / "nqanalyze")) found = exe.parent_path() / "nqanalyze";
+  for (fs::path p = exe.parent_path(); found.empty() && p.has_relative_path(); p = p.parent_path())
+    if (is_file(p / "analysis" / "nqanalyze")) found = p / "analysis" / "nqanalyze";
+  if (found.empty()) return "nqanalyze";
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  for (std::size_t begin = 0; begin <= path.size();) {
+    const auto colon = std::min(path.find(':', begin), path.size());
+    if (fs::equivalent(path.substr(begin, colon - begin), found.parent_path(), ec)) return "nqanalyze";
+    begin = colon + 1;
+  }
+  return found.string();
 }
 
 // Temporary files `OUT.tmp-<pid>-<k>` left by a writer that was killed (kill -9, node crash)
@@ -371,7 +397,7 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
   std::cout << "layout   " << outcome.ranks << " rank(s), " << outcome.total_threads << " compute thread(s) on " << hosts_ << "\n"
             << "file     " << c_.out << "\n"
             << "inspect  nqueens info " << c_.out << "   |   h5dump -A " << c_.out
-            << "   |   analysis/nqanalyze summary " << c_.out << "\n";
+            << "   |   " << analysis_launcher() << " summary " << c_.out << "\n";
   if (outcome.audited_units || outcome.audit_mismatches)
     std::cout << "audit    " << outcome.audited_units << " unit(s) computed twice (on two workers when there are two) and equal"
               << (outcome.audit_mismatches ? ", " + std::to_string(outcome.audit_mismatches) +

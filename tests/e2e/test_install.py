@@ -132,6 +132,9 @@ def test_module_load_puts_the_install_on_the_paths(prefix, session):
 def test_a_job_from_another_folder_gives_the_published_counts(session):
     work, s = session
     assert s["pwd"].strip() == str(work) and not str(work).startswith(str(ROOT))
+    # the summary names the installed launcher, on PATH through the module, by its bare name
+    run_out = s[f"mpirun -n 2 nqueens run --n {N} --mode boards --boards class --out results/n{N}.h5"]
+    assert f"|   nqanalyze summary results/n{N}.h5\n" in run_out, run_out
     with h5py.File(work / "results" / f"n{N}.h5") as f:
         assert int(f.attrs["total"]) == KNOWN[N]["total"]
         assert int(f.attrs["unique"]) == KNOWN[N]["unique"]

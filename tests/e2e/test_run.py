@@ -30,6 +30,8 @@ def test_count_mode_same_result_every_layout(workdir, ranks):
     assert int(np.sum(u["multiplicity"].astype(np.uint64) * u["solutions"])) == a["total"]
     assert u["placement"].shape == (a["units_total"], 12)
     assert f"total    {KNOWN[12]['total']}" in p.stdout and str(out) in p.stdout
+    # the summary names the analysis launcher of the checkout the binary was built in
+    assert f"|   {ROOT}/analysis/nqanalyze summary {out}\n" in p.stdout, p.stdout
 
 
 @pytest.mark.parametrize("n,ranks", [(6, 3), (8, 2), (8, 4)])
