@@ -40,7 +40,8 @@ bool in_audit_sample(std::uint64_t id, double fraction) {
 Scheduler::Scheduler(const core::UnitPlan& plan, const proto::JobSpec& job, Skip skip,
                      std::uint64_t units_to_do, int total_threads, std::uint32_t max_batch,
                      AuditPolicy audit, std::uint64_t max_result_bytes)
-    : job_(job),
+    : plan_(plan),
+      job_(job),
       skip_(std::move(skip)),
       cursor_(plan),
       units_to_do_(units_to_do),
@@ -140,22 +141,10 @@ void Scheduler::check(const InFlight& batch, const proto::ResultBatch& results,
       throw ResultError(where + ": unit " + std::to_string(r.id) + " returned twice");
     if (r.check != proto::result_check(r))
       throw ResultError(where + ": unit " + std::to_string(r.id) + " fails its checksum");
-    if (job_.params.boards_mode()) {
-      const auto n = static_cast<std::size_t>(job_.params.n);
-      const std::size_t k = r.boards.size() / n;
-      const bool all = job_.params.boards == core::BoardSet::all;
-      if (r.boards.size() % n || (all && k != it->multiplicity * r.solutions) ||
-          (!all && r.class_sizes.size() != k))
-        throw ResultError(where + ": unit " + std::to_string(r.id) + " reports " +
-                          std::to_string(r.solutions) + " solutions but sends " +
-                          std::to_string(k) + " boards");
-      for (std::size_t b = 0; b < k; ++b) {
-        const core::BoardView board(r.boards.data() + b * n, n);
-        if (!core::is_solution(board))
-          throw ResultError(where + ": unit " + std::to_string(r.id) + " sent an invalid board " +
-                            core::to_columns(board));
-      }
-    }
+    if (job_.params.boards_mode())
+      if (const auto wrong = core::check_unit_boards(plan_, *it, job_.params.boards, r.solutions, r.boards,
+                                                     r.class_sizes))
+        throw ResultError(where + ": unit " + std::to_string(r.id) + ": " + *wrong);
     ordered.push_back(*it);
   }
   // Every result belongs to the batch and none came twice: a different count means some are missing.

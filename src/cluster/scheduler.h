@@ -127,6 +127,7 @@ class Scheduler {
   void check(const InFlight& batch, const proto::ResultBatch& results,
              std::vector<core::WorkUnit>& ordered) const;
 
+  const core::UnitPlan& plan_;   // the caller's, outlives the scheduler (as the cursor's)
   proto::JobSpec job_;
   Skip skip_;
   core::UnitCursor cursor_;

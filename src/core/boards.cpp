@@ -11,15 +11,63 @@
 
 namespace nq::core {
 
-bool is_canonical(BoardView b) {
+namespace {
+
+// The queens on the four sides of a solution (row 0, row n-1, column 0, column n-1; a corner
+// queen is on two). A symmetry maps sides to sides, so row 0 of any image of the board is the
+// image of one of them: comparing images starts there, with no transform.
+struct Sides {
+  int row[4], col[4];
+};
+std::optional<Sides> sides_of(BoardView b) {
+  const int n = static_cast<int>(b.size());
+  if (n == 0) return std::nullopt;
+  Sides s{{0, n - 1, -1, -1}, {b[0], b[static_cast<std::size_t>(n - 1)], 0, n - 1}};
+  for (int r = 0; r < n; ++r) {
+    if (b[static_cast<std::size_t>(r)] == 0) s.row[2] = r;
+    if (b[static_cast<std::size_t>(r)] == n - 1) s.row[3] = r;
+  }
+  if (s.row[2] < 0 || s.row[3] < 0) return std::nullopt;   // not a permutation
+  return s;
+}
+// Row 0 of the image under symmetry k of the board whose sides are `s`.
+int image_row0(const Sides& s, int n, int k) {
+  for (int i = 0; i < 4; ++i) {
+    int r = s.row[i], c = s.col[i];
+    map_square(n, k, r, c);
+    if (r == 0) return c;
+  }
+  return -1;   // unreachable: one side always lands on row 0
+}
+constexpr int inverse_symmetry(int k) { return k < 4 ? (4 - k) % 4 : k; }   // reflections are involutions
+
+// True if no image of `b` is lexicographically smaller; with `sides`, only the images whose row 0
+// ties with b's are transformed.
+bool no_smaller_image(BoardView b, const std::optional<Sides>& sides) {
   Column image[kMaxN];
   const BoardView view(image, b.size());
+  const int n = static_cast<int>(b.size());
   for (int k = 1; k < kSymmetries; ++k) {
+    if (sides) {
+      const int first = image_row0(*sides, n, k);
+      if (first > b[0]) continue;
+      if (first < b[0]) return false;
+    }
     transform_into(b, k, image);
     if (std::ranges::lexicographical_compare(view, b)) return false;
   }
   return true;
 }
+
+bool fills_placement(BoardView b, const Placement& p) {
+  for (std::size_t r = 0; r < b.size(); ++r)
+    if (p[r] != kEmptyRow && b[r] != p[r]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool is_canonical(BoardView b) { return no_smaller_image(b, sides_of(b)); }
 
 namespace {
 
@@ -406,6 +454,83 @@ SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet
       }
   }
   return st;
+}
+
+std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                                             std::uint64_t solutions, std::span<const Column> boards,
+                                             std::span<const std::uint8_t> class_sizes) {
+  const auto n = static_cast<std::size_t>(plan.n());
+  const std::size_t k = boards.size() / n;
+  const bool all = set == BoardSet::all;
+  if (boards.size() % n || (all && k != u.multiplicity * solutions) || (!all && class_sizes.size() != k))
+    return "reports " + std::to_string(solutions) + " solutions but sends " + std::to_string(k) + " boards" +
+           (all ? "" : " and " + std::to_string(class_sizes.size()) + " class sizes");
+  const UnitPlan::Images im = plan.image_symmetries(u);
+  const auto bad = [&](std::size_t i, const std::string& what) {
+    return "board " + std::to_string(i) + " " + to_columns(boards.subspan(i * n, n)) + " " + what;
+  };
+  const std::size_t step = all ? static_cast<std::size_t>(im.count) : 1;
+  Column image[kMaxN];
+  const BoardView view(image, n);
+  // Class mode: b must be h(c) for a completion c of the unit and h in its symmetries G, and no
+  // image of c smaller than b. With the border pre-placed, c's images have the unit's first rows
+  // (image_first_rows): only h in G reaching the smallest (K0) can give b, and only the images
+  // under K0 can tie with it, so usually one transform decides. Otherwise (none/mirror plans)
+  // every h in G is tried and b's eight images are compared.
+  const auto first = all ? std::nullopt : image_first_rows(plan.n(), u.placement);
+  int k0[kSymmetries], k0_count = 0;
+  if (first)
+    for (int g = 0; g < kSymmetries; ++g)
+      if ((*first)[g] == *std::min_element(first->begin(), first->end())) k0[k0_count++] = g;
+  const auto in_g = [&](int g) {
+    return std::find(im.symmetries.begin(), im.symmetries.begin() + im.count, g) != im.symmetries.begin() + im.count;
+  };
+  // The completion c of b, written to `c`, or false.
+  const auto canonical_completion = [&](BoardView b, Column* c) {
+    const BoardView cv(c, n);
+    if (!first) {
+      for (int j = 0; j < im.count; ++j) {
+        transform_into(b, inverse_symmetry(im.symmetries[j]), c);
+        if (fills_placement(cv, u.placement)) return is_canonical(b);
+      }
+      return false;
+    }
+    for (int j = 0; j < k0_count; ++j) {
+      if (!in_g(k0[j])) continue;
+      transform_into(b, inverse_symmetry(k0[j]), c);
+      if (!fills_placement(cv, u.placement)) continue;
+      for (int t = 0; t < k0_count; ++t) {
+        transform_into(cv, k0[t], image);
+        if (std::ranges::lexicographical_compare(view, b)) return false;
+      }
+      return true;
+    }
+    return false;
+  };
+  Column completion[2][kMaxN];   // class mode: this board's and the previous board's
+  for (std::size_t i = 0; i < k; i += step) {
+    const BoardView b = boards.subspan(i * n, n);
+    if (!is_solution(b)) return bad(i, "is not a solution");
+    if (all) {   // a completion of the unit, later than the previous one, followed by its images
+      if (!fills_placement(b, u.placement)) return bad(i, "is not a completion of the unit's pre-placement");
+      if (i && !std::ranges::lexicographical_compare(boards.subspan((i - step) * n, n), b))
+        return bad(i, "does not follow the unit's previous completion in lexicographic order (a repeat?)");
+      for (std::size_t j = 1; j < step; ++j) {
+        transform_into(b, im.symmetries[j], image);
+        if (!std::ranges::equal(view, boards.subspan((i + j) * n, n)))
+          return bad(i + j, "is not image " + std::to_string(im.symmetries[j]) + " of the completion before it");
+      }
+      continue;
+    }
+    if (class_sizes[i] != solution_class_size(b))
+      return bad(i, "has class size " + std::to_string(solution_class_size(b)) + ", not " +
+                        std::to_string(class_sizes[i]));
+    Column* c = completion[i % 2];
+    if (!canonical_completion(b, c)) return bad(i, "is not the canonical image of a completion of the unit");
+    if (i && !std::lexicographical_compare(completion[(i - 1) % 2], completion[(i - 1) % 2] + n, c, c + n))
+      return bad(i, "does not follow the unit's previous board in the lexicographic order of their completions (a repeat?)");
+  }
+  return std::nullopt;
 }
 
 SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,

@@ -1,10 +1,13 @@
 // Board enumeration for boards mode: every solution, or one representative (the canonical,
 // lexicographically smallest image) per symmetry class with its class size. Deterministic
-// order: units in id order, boards within a unit as UnitPlan::visit_boards gives them.
+// order: units in id order, boards within a unit as UnitPlan::visit_boards gives them (each
+// completion, in lexicographic order, followed by its images; class: the canonical images of
+// the completions, in the completions' order).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 #include "core/names.h"
@@ -36,6 +39,22 @@ SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet 
 // counted. Throws std::invalid_argument as UnitPlan::count does.
 SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
                                std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes);
+
+// The master's check of the boards a worker sent for unit `u` (claiming `solutions`
+// completions): what append_unit_boards gives, as far as it can be seen without searching.
+//   all:   multiplicity * solutions boards in groups of multiplicity: a group's first board is a
+//          solution completing the unit's pre-placement, later than the previous group's in
+//          lexicographic order, and the others are its images under image_symmetries(u);
+//   class: a class size per board; each board a solution of the given class size, canonical
+//          (is_canonical), and g(c) for a completion c of the unit and a symmetry g of
+//          image_symmetries(u), the completions in strictly increasing lexicographic order.
+// Then the boards are solutions, distinct within the unit, and distinct across units: every
+// board of the plan is in exactly one unit's group (a completion and its images), and a board
+// that passes lies in this unit's. Returns nullopt, or what is wrong (for an error message).
+// Throws std::invalid_argument if `u` is not one of the plan's units.
+std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                                             std::uint64_t solutions, std::span<const Column> boards,
+                                             std::span<const std::uint8_t> class_sizes);
 
 // The completions of `s` appended to `out` (s.n columns each), in the order of
 // visit_completions (lexicographic) and with its stats: the vector traversal where the CPU has

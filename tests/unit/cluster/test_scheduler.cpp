@@ -467,37 +467,37 @@ TEST(Audit, WhenTheOtherWorkerIsLostTheRemainingOneAuditsItsOwnUnits) {
 }
 
 TEST(Audit, DifferentBoardsWithTheSameCountAreAMismatch) {
-  const core::UnitPlan plan(6, 1);
-  proto::JobSpec job = spec(6, 1);
+  // The master's check cannot see a class-mode copy that leaves out a canonical board (every
+  // board it sends is right, the completions it counted too): the audit does.
+  const core::UnitPlan plan(8, 1);
+  proto::JobSpec job = spec(8, 1);
   job.params.mode = core::Mode::boards;
+  job.params.boards = core::BoardSet::classes;
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1, {1.0, 2, 3});
   auto boards_of = [&](const core::WorkUnit& u) {
     proto::UnitResult r;
     r.id = u.id;
-    plan.visit_boards(u, [&](core::BoardView x) {
-      r.boards.insert(r.boards.end(), x.begin(), x.end());
-      return true;
-    });
-    r.solutions = r.boards.size() / 6 / u.multiplicity;
+    r.solutions = core::append_unit_boards(plan, u, core::BoardSet::classes, r.boards, r.class_sizes).solutions;
     r.check = proto::result_check(r);
     return r;
   };
-  // Find a unit with at least two boards; answer it from worker 1, then worker 2 swaps two boards.
+  // Find a unit with at least two boards; answer it from worker 1, then worker 2 drops one.
   for (auto b = sched.next_batch(1); b; b = sched.next_batch(1)) {
     auto r = boards_of(b->units[0]);
     proto::ResultBatch rb{b->batch_id, {r}};
     sched.accept(1, rb);
     auto copy = *sched.next_batch(2, true);
     ASSERT_EQ(copy.units[0].id, r.id);
-    if (r.boards.size() < 12) {   // too few boards to reorder: the honest copy is accepted
+    if (r.class_sizes.size() < 2) {   // nothing to leave out but everything: the honest copy is accepted
       proto::ResultBatch same{copy.batch_id, {r}};
       EXPECT_EQ(sched.accept(2, same).size(), 1u);
       continue;
     }
-    std::swap_ranges(r.boards.begin(), r.boards.begin() + 6, r.boards.begin() + 6);
+    r.boards.resize(r.boards.size() - 8);
+    r.class_sizes.pop_back();
     r.check = proto::result_check(r);
-    proto::ResultBatch swapped{copy.batch_id, {r}};
-    EXPECT_TRUE(sched.accept(2, swapped).empty());
+    proto::ResultBatch short_copy{copy.batch_id, {r}};
+    EXPECT_TRUE(sched.accept(2, short_copy).empty());
     EXPECT_EQ(sched.audit_mismatches(), 1u);
     const auto reports = sched.take_audit_reports();
     ASSERT_EQ(reports.size(), 1u);

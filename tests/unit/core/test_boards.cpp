@@ -173,6 +173,8 @@ TEST(BoardGenerator, UnitBoardsAreTheVisitorsBoardsAndTheReferenceClassSelection
         EXPECT_EQ(got_sizes, want_sizes);
         EXPECT_EQ(st.solutions, plan.count(u).solutions);
         EXPECT_EQ(st.nodes, plan.count(u).nodes);
+        EXPECT_EQ(check_unit_boards(plan, u, set, st.solutions, got, got_sizes), std::nullopt)
+            << plan.n() << " " << to_string(plan.symmetry()) << " unit " << u.id;   // the master accepts them
       }
     }
   }
@@ -199,5 +201,149 @@ TEST(BoardGenerator, ClassModeSkipsNoClassAtSixteen) {
     const BoardView b(boards.data() + j, 16);
     EXPECT_TRUE(is_solution(b));
     EXPECT_TRUE(is_canonical(b));
+  }
+}
+
+namespace {
+
+struct UnitBoards {
+  WorkUnit unit;
+  std::uint64_t solutions = 0;
+  Board boards;
+  std::vector<std::uint8_t> sizes;
+};
+UnitBoards unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set) {
+  UnitBoards r;
+  r.unit = u;
+  r.solutions = append_unit_boards(plan, u, set, r.boards, r.sizes).solutions;
+  return r;
+}
+// The units of the plan holding at least `min_boards` boards under `set`.
+std::vector<UnitBoards> units_with(const UnitPlan& plan, BoardSet set, std::size_t min_boards) {
+  std::vector<UnitBoards> out;
+  for (const WorkUnit& u : plan.units())
+    if (auto r = unit_boards(plan, u, set); r.boards.size() >= min_boards * static_cast<std::size_t>(plan.n()))
+      out.push_back(std::move(r));
+  return out;
+}
+bool says(const std::string& refusal, const std::string& what) { return refusal.find(what) != std::string::npos; }
+std::string refusal(const UnitPlan& plan, BoardSet set, const UnitBoards& r) {
+  return check_unit_boards(plan, r.unit, set, r.solutions, r.boards, r.sizes).value_or("accepted");
+}
+// Board j of r (n columns).
+std::span<Column> board(UnitBoards& r, std::size_t j, int n) {
+  return std::span<Column>(r.boards).subspan(j * static_cast<std::size_t>(n), static_cast<std::size_t>(n));
+}
+void swap_boards(UnitBoards& r, std::size_t a, std::size_t b, int n) { std::ranges::swap_ranges(board(r, a, n), board(r, b, n)); }
+
+}  // namespace
+
+TEST(BoardCheck, AllModeRefusesRepeatsReorderingsForeignBoardsAndWrongImages) {
+  for (const UnitPlan& plan : {UnitPlan(10, 1, Symmetry::full), UnitPlan(9, 2, Symmetry::mirror), UnitPlan(8, 2, Symmetry::none)}) {
+    const int n = plan.n();
+    const auto units = units_with(plan, BoardSet::all, 1);
+    ASSERT_GE(units.size(), 2u);
+    std::size_t groups_tested = 0;
+    for (const UnitBoards& honest : units) {
+      ASSERT_EQ(refusal(plan, BoardSet::all, honest), "accepted");
+      const std::size_t m = honest.unit.multiplicity;
+      UnitBoards r = honest;
+      ++r.solutions;   // the count and the boards disagree
+      EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "solutions but sends");
+      r = honest;
+      board(r, 0, n)[0] = board(r, 0, n)[1];   // two queens in one column
+      EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a solution");
+      if (m > 1) {   // an image that is not the completion's
+        r = honest;
+        swap_boards(r, 0, 1, n);
+        EXPECT_NE(refusal(plan, BoardSet::all, r), "accepted");
+        r = honest;   // an image under a symmetry the unit does not use
+        const UnitPlan::Images im = plan.image_symmetries(r.unit);
+        const auto used = std::span<const int>(im.symmetries).first(m);
+        for (int k = 1; k < kSymmetries; ++k) {
+          const Board wrong = transform(board(r, 0, n), k);
+          if (std::ranges::find(used, k) != used.end() || std::ranges::equal(wrong, board(r, 1, n))) continue;
+          std::ranges::copy(wrong, board(r, 1, n).begin());
+          EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not image");
+          break;
+        }
+      }
+      if (honest.solutions >= 2) {
+        ++groups_tested;
+        r = honest;   // the second completion's group first
+        for (std::size_t i = 0; i < m; ++i) swap_boards(r, i, m + i, n);
+        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
+        r = honest;   // the first group twice: a repeat
+        for (std::size_t i = 0; i < m; ++i) std::ranges::copy(board(r, i, n), board(r, m + i, n).begin());
+        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
+      }
+    }
+    EXPECT_GT(groups_tested, 0u);
+    // Another unit's group, claimed by this unit: a board of the plan counted twice.
+    UnitBoards r = units[0];
+    const UnitBoards& other = units[1];
+    r.solutions = 1;
+    r.boards.assign(other.boards.begin(), other.boards.begin() + static_cast<std::ptrdiff_t>(other.unit.multiplicity * n));
+    if (r.unit.multiplicity == other.unit.multiplicity)
+      EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a completion of the unit");
+  }
+}
+
+TEST(BoardCheck, ClassModeRefusesRepeatsNonCanonicalBoardsWrongSizesAndForeignBoards) {
+  for (const UnitPlan& plan : {UnitPlan(12, 1, Symmetry::full), UnitPlan(10, 2, Symmetry::mirror), UnitPlan(9, 2, Symmetry::none)}) {
+    const int n = plan.n();
+    const auto units = units_with(plan, BoardSet::classes, 2);
+    ASSERT_GE(units.size(), 2u);
+    for (const UnitBoards& honest : units) {
+      ASSERT_EQ(refusal(plan, BoardSet::classes, honest), "accepted");
+      UnitBoards r = honest;
+      r.sizes.pop_back();
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "class sizes");
+      r = honest;
+      swap_boards(r, 0, 1, n);
+      std::swap(r.sizes[0], r.sizes[1]);
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "lexicographic order");
+      r = honest;
+      std::ranges::copy(board(r, 0, n), board(r, 1, n).begin());
+      r.sizes[1] = r.sizes[0];
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "lexicographic order");
+      r = honest;
+      r.sizes[0] = static_cast<std::uint8_t>(r.sizes[0] == 8 ? 4 : 8);
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "has class size");
+      // An image of the canonical board instead of the board itself (same class, same unit).
+      r = honest;
+      r.boards.resize(static_cast<std::size_t>(n));
+      r.sizes.resize(1);
+      for (int k = 1; k < kSymmetries; ++k) {
+        const Board img = transform(board(r, 0, n), k);
+        if (img != Board(board(r, 0, n).begin(), board(r, 0, n).end())) {
+          std::ranges::copy(img, board(r, 0, n).begin());
+          break;
+        }
+      }
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "is not the canonical image of a completion of the unit");
+    }
+    // Another unit's canonical board claimed by this unit: a class stored twice.
+    std::size_t foreign = 0;
+    for (std::size_t a = 0; a < units.size(); ++a)
+      for (std::size_t b = 0; b < units.size() && foreign < 20; ++b) {
+        if (a == b) continue;
+        UnitBoards r = units[a];
+        r.boards.assign(units[b].boards.begin(), units[b].boards.begin() + n);
+        r.sizes.assign(1, units[b].sizes[0]);
+        EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "is not the canonical image of a completion of the unit");
+        ++foreign;
+      }
+    EXPECT_GT(foreign, 0u);
+  }
+}
+
+TEST(BoardCheck, IsCanonicalAgreesWithTheSmallestImageOnEveryPermutation) {
+  for (int n = 1; n <= 7; ++n) {   // every permutation (solutions or not): the side shortcut is exact
+    Board b(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) b[static_cast<std::size_t>(i)] = static_cast<Column>(i);
+    do {
+      ASSERT_EQ(is_canonical(b), canonical(b) == b) << to_columns(b);
+    } while (std::ranges::next_permutation(b).found);
   }
 }
