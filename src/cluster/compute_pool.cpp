@@ -45,7 +45,7 @@ std::vector<proto::ResultBatch> ComputePool::take_completed() {
     const std::lock_guard lock(mutex_);
     done = std::exchange(completed_, {});
   }
-  for (auto& b : done) inject_batch_fault(b);
+  for (auto& b : done) inject_batch_fault(b, job_.params.n);
   return done;
 }
 

@@ -1,4 +1,5 @@
 #include "cluster/fault_injection.h"
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -56,8 +57,8 @@ Fault* fault(std::string_view kind) {
 }
 }  // namespace
 
-void inject_batch_fault(proto::ResultBatch& batch) {
-  for (const char* kind : {"garble", "wrong", "wrong-always", "duplicate"}) {
+void inject_batch_fault(proto::ResultBatch& batch, int n) {
+  for (const char* kind : {"garble", "wrong", "wrong-always", "duplicate", "repeat-board"}) {
     Fault* f = fault(kind);
     if (!f) continue;
     const bool always = f->kind == "wrong-always";
@@ -70,6 +71,11 @@ void inject_batch_fault(proto::ResultBatch& batch) {
       if (f->kind == "wrong" || always) {
         r.solutions += 1;
         r.check = proto::result_check(r);   // a consistent lie: the checksum cannot catch it
+      }
+      if (f->kind == "repeat-board") {   // the last board becomes the first again: valid, a repeat
+        const auto w = static_cast<std::size_t>(n);
+        if (r.boards.size() >= 2 * w) std::copy_n(r.boards.begin(), w, r.boards.end() - static_cast<std::ptrdiff_t>(w));
+        r.check = proto::result_check(r);   // consistent: only the master's board check can see it
       }
       if (f->kind == "duplicate") {
         batch.results.push_back(r);

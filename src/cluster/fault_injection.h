@@ -4,6 +4,9 @@
 //   garble       - the result's count changes after its checksum was taken (a bit flip on the
 //                  way); once per process
 //   duplicate    - the result is sent twice in its batch; once per process
+//   repeat-board - boards mode: the unit's last board is replaced by its first (every board
+//                  valid, the count and the checksum consistent: a board stored twice unless
+//                  the master's board check sees it); once per process
 //   wrong        - the count is off by one with a valid checksum (a lying worker: only the
 //                  master's audit, or the final cross-checks, can notice); once per process
 //   wrong-always - like wrong, every time this process computes the unit (a persistently
@@ -33,7 +36,8 @@
 
 namespace nq::cluster {
 
-void inject_batch_fault(proto::ResultBatch& batch);
+// `n`: the board size (boards are n bytes).
+void inject_batch_fault(proto::ResultBatch& batch, int n);
 // `encoded` is encode(batch), before framing.
 void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded);
 // Before computing `unit` on `rank`: throws for `throw`.

@@ -1,15 +1,17 @@
 """Workers that return wrong results (NQUEENS_INJECT_FAULT, src/cluster/fault_injection.h):
-a garbled count (bad checksum) or a duplicated result is rejected by the master's batch checks
-and recomputed; a lying worker (wrong count, valid checksum) is caught by the audit (a
+a garbled count (bad checksum), a duplicated result or a repeated board is rejected by the
+master's batch checks and recomputed; a lying worker (wrong count, valid checksum) is caught by the audit (a
 deterministic 1/64 of the units, or --audit FRACTION, computed again by a different worker and
 compared) and the unit recomputed; a persistently lying worker fails the job with exit 6.
 Each time the final total is exact and the file says so."""
 import re
 
+import h5py
+import numpy as np
 import pytest
 
 from faultlib import SANITIZED, in_audit_sample, injected, journal_of, readable_result
-from nqtest import EXIT, KNOWN, assert_same_result, attrs, resumed_units, run, units_table
+from nqtest import EXIT, KNOWN, assert_same_result, attrs, board_set, resumed_units, run, units_table
 
 N = 15 if SANITIZED else 16
 
@@ -100,3 +102,30 @@ def test_a_persistent_liar_fails_the_job_with_exit_6_and_the_rerun_completes(wor
     p = run(args(out), ranks=3, check=0)   # the faulty node is gone: resume
     assert resumed_units(p.stderr) == a["units_done"]
     assert_exact(out, reference)
+
+
+@pytest.mark.parametrize("boards", ["all", "class"])
+def test_a_repeated_board_is_rejected_and_recomputed(workdir, rng, boards):
+    """A worker sends its unit's first board again in place of the last: every board valid, the
+    count and the checksum consistent. The master's board check (core::check_unit_boards) sees
+    the repeat, the unit is recomputed, and the file holds each board once: the reference set."""
+    n = 12
+    run_args = ["run", "--n", n, "--mode", "boards", "--boards", boards, "--progress-interval", 30]
+    ref = workdir / "ref.h5"
+    run(run_args + ["--out", ref], ranks=3, check=0)
+    with h5py.File(ref) as f:
+        ids, boards_per_unit = np.unique(f["boards/unit"][()], return_counts=True)
+    uid = rng.choice(sorted(int(i) for i in ids[boards_per_unit >= 2]))   # a unit storing >= 2 boards
+    out = workdir / "r.h5"
+    p = run(run_args + ["--out", out], ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"repeat-board:{uid}"}, check=0)
+    rejected = re.findall(r"rejected a result batch from rank \d \(recomputing it\): batch \d+: unit (\d+): board \d+ "
+                          r"\[[\d, ]+\] (is not image \d of the completion before it|does not follow the unit's "
+                          r"previous board in the lexicographic order of their completions \(a repeat\?\))", p.stderr)
+    injected(f"worker result: a repeated board ({boards})", len(rejected))
+    assert rejected and {r[0] for r in rejected} == {str(uid)}, p.stderr
+    assert f"note     {len(rejected)} result batch(es) failed the checks and were recomputed" in p.stdout
+    a = readable_result(out)
+    assert a["status"] == "complete" and a["matches_known"] == "yes"
+    with h5py.File(out) as f:
+        assert f["boards/solutions"].shape[0] == (KNOWN[n]["total"] if boards == "all" else KNOWN[n]["unique"])
+    assert board_set(out) == board_set(ref)
