@@ -5,6 +5,7 @@ session left, by the prefix) and removed at its end, also when a test fails or t
 interrupted (finalizer, atexit, SIGTERM)."""
 import atexit
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -37,6 +38,10 @@ MCA = {
     "OMPI_MCA_oob_tcp_keepalive_probes": "3",
 }
 JOB_PROCESSES = {"mpirun", "orted", "nqueens"}
+# Core files allowed for everything the tier starts (slurmd, hence the ranks: Slurm propagates the
+# submitter's limits), so that a rank's crash leaves a core where core_pattern puts it
+# (slurmtest.core_stacks reads those in the job's folder).
+resource.setrlimit(resource.RLIMIT_CORE, (resource.getrlimit(resource.RLIMIT_CORE)[1],) * 2)
 REPORT = []   # lines for the end-of-session summary (times, dispatch figures)
 
 

@@ -40,7 +40,9 @@ def test_time_limit_checkpoint_requeue_resume_across_nodes(slurm, workdir, repor
     n = int(os.environ.get("NQ_MH_TIMELIMIT_N", "17"))   # the master holds until warned (time_limit_job)
     jobs = []
     try:
-        rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n)
+        rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n,
+                                                retry_crash_at_start=lambda text: report(
+                                                    "slurm: time-limit job LOST AT START (slurmtest.crash_at_start): " + text))
         a = assert_complete(result, n, ranks=6)
         assert a["hosts"] == ",".join(HOSTS)
         report(f"slurm: time limit -> checkpoint -> requeue -> resume over {rec['NodeList']}: "

@@ -4,6 +4,7 @@ one cluster: its client commands are prefixed by `client` (e.g. ["hosts.sh", "cl
 them on the host where that cluster's slurmctld listens)."""
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import h5py
 import pytest
+
+from nqtest import BIN
 
 REPO = Path(__file__).resolve().parents[2]
 SLURM_DIR = REPO / "slurm"
@@ -112,7 +115,7 @@ class Slurm:
         if job_ids:
             self.run(["scancel"] + list(job_ids))
 
-    def time_limit_job(self, workdir, env, jobs, resources, n):
+    def time_limit_job(self, workdir, env, jobs, resources, n, retry_crash_at_start=None):
         """Runs slurm/nqueens.sbatch on an N-queens count whose time limit strikes mid-run: the
         warning signal makes nqueens checkpoint (exit 75), the script requeues the job, and the
         rerun resumes. `resources` are the sbatch options for the job's size (e.g. ["-n", "2"]).
@@ -123,9 +126,23 @@ class Slurm:
         and the real job is submitted ~10 s before one. So that the run is still computing then,
         however fast the machine, its master stops itself once HOLD_AT units are journaled
         (NQUEENS_INJECT_FAULT=stop-after) and is continued only once the log shows the warning
-        (a rerun's master, which stops at once, is continued at once)."""
+        (a rerun's master, which stops at once, is continued at once).
+
+        retry_crash_at_start(text): if given, a first run whose ranks died of a signal before the
+        warning (so before the checkpoint path under test) is reported through it, with its log
+        and any core file's stacks, and the whole procedure runs once more (multihost tier: see
+        crash_at_start)."""
+        rec, log, result = self._time_limit_run(workdir, env, jobs, resources, n)
+        crash = crash_at_start(rec, log)
+        if crash and retry_crash_at_start:
+            retry_crash_at_start(f"job {rec['JobId']}: {crash}; run again once\n{log}\n{core_stacks(workdir)}")
+            rec, log, result = self._time_limit_run(workdir, env, jobs, resources, n, attempt=2)
+        self._check_time_limit_run(rec, log, n)
+        return rec, log, result
+
+    def _time_limit_run(self, workdir, env, jobs, resources, n, attempt=1):
         lead = 10   # seconds of computing before the warning
-        probe_out = workdir / "probe.txt"
+        probe_out = workdir / f"probe-{attempt}.txt"
         # 2 min with the warning 90 s before the end: the warning comes on the first check after
         # 30 s, long before the limit, however the checks fall.
         probe = self.sbatch(["--time=2", "--signal=B:USR1@90", "-n", "1", "-c", "1", "-o", "/dev/null",
@@ -138,11 +155,12 @@ class Slurm:
         next_tick = tick + CONTROLLER_TICK * max(1, int((now + lead + 2 - tick) // CONTROLLER_TICK) + 1)
         time.sleep(max(0.0, next_tick - lead - time.time()))
 
-        job = write_job(workdir, f"n{n}.toml", n=n, mode="count", symmetry="none", out=f"results/n{n}.h5")
+        job = write_job(workdir, f"n{n}-{attempt}.toml", n=n, mode="count", symmetry="none",
+                        out=f"results/n{n}-{attempt}.h5")
         jid = self.sbatch(list(resources) + ["--time=1", "--signal=B:USR1@30",
                                              str(SLURM_DIR / "nqueens.sbatch"), str(job)], workdir,
                           dict(env, NQUEENS_INJECT_FAULT=f"stop-after:{HOLD_AT}"), jobs)
-        result = workdir / "results" / f"n{n}.h5"
+        result = workdir / "results" / f"n{n}-{attempt}.h5"
         partials = []
         held = []   # masters seen stopped at HOLD_AT
 
@@ -168,6 +186,11 @@ class Slurm:
         recs = self.wait_jobs([jid], timeout=300, on_requeued=on_requeued, each_second=release_master)
         log = log_text(workdir / f"nqueens-{jid}.out")
         (rec,) = recs
+        self._run_facts = (partials, held)
+        return rec, log, result
+
+    def _check_time_limit_run(self, rec, log, n):
+        partials, held = self._run_facts
         assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
         assert int(rec["Restarts"]) >= 1, (
             f"the job was never interrupted (N = {n} finished before the warning?):\n{log}")
@@ -176,7 +199,37 @@ class Slurm:
         assert all(int(a["units_done"]) >= HOLD_AT for a in partials), partials
         assert "got SIGUSR1" in log and "nqueens exited with code 75" in log and "job requeued" in log, log
         assert log.count("start (restart") == int(rec["Restarts"]) + 1
-        return rec, log, result
+
+
+def crash_at_start(rec, log):
+    """What went wrong, if the job failed because a rank died of a signal before the time-limit
+    warning reached it (no "got SIGUSR1" in the log), else None. Seen once in CI, in the multihost
+    tier only (srun --mpi=pmix, Open MPI over TCP between network namespaces): a worker rank's
+    SIGSEGV at address 0 ~5 s into the first run, its stack empty beyond the signal frame, not
+    reproduced here in 35 full runs of the test and 65 more jobs. The checkpoint path starts at
+    the warning, so such a run says nothing about it."""
+    if rec["JobState"] == "COMPLETED" or "got SIGUSR1" in log:
+        return None
+    m = re.search(r"\[([^\]:]+):(\d+)\] Signal: ([^\n]+)", log)
+    if not m:
+        return None
+    return (f"rank process {m.group(2)} on {m.group(1)} died of {m.group(3).strip()} before the warning "
+            f"(state {rec['JobState']}, exit {rec['ExitCode']})")
+
+
+def core_stacks(workdir):
+    """The stacks of core files the job's ranks left in `workdir` (RLIMIT_CORE is raised by the
+    multihost tier; where core_pattern writes to the process's folder), if gdb is installed."""
+    cores = sorted(Path(workdir).glob("core*"))
+    gdb = shutil.which("gdb")
+    if not cores or not gdb:
+        return f"core files: {len(cores)}{'' if gdb else ' (gdb not installed)'}"
+    out = []
+    for core in cores[:2]:
+        p = subprocess.run([gdb, "-batch", "-ex", "thread apply all bt 30", str(BIN), str(core)],
+                           capture_output=True, text=True, timeout=120)
+        out.append(f"--- {core.name}\n{p.stdout[-6000:]}")
+    return "\n".join(out)
 
 
 def held_masters(job):
