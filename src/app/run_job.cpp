@@ -27,6 +27,24 @@ namespace nq::app {
 namespace fs = std::filesystem;
 namespace {
 
+// "memory   peak RSS 52 MB (master), 48 MB (largest worker: rank 2 of 3)": every rank's peak
+// resident memory, of which the workers' came with their stop confirmations (ranks that did
+// not confirm are left out and named).
+void print_memory(std::ostream& out, const std::vector<std::uint64_t>& kib) {
+  if (kib.empty() || !kib[0]) return;
+  const auto mb = [](std::uint64_t k) { return std::to_string((k + 512) / 1024) + " MB"; };
+  out << "memory   peak RSS " << mb(kib[0]) << " (master)";
+  std::size_t largest = 0, missing = 0;
+  for (std::size_t r = 1; r < kib.size(); ++r) {
+    if (!kib[r]) ++missing;
+    if (kib[r] > (largest ? kib[largest] : 0)) largest = r;
+  }
+  if (largest)
+    out << ", " << mb(kib[largest]) << " (largest worker: rank " << largest << " of " << kib.size() << ")";
+  if (missing) out << "; " << missing << " worker(s) did not report";
+  out << "\n";
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -279,6 +297,7 @@ int MasterSession::run(const proto::JobSpec& job) {
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
       c_.progress_interval, c_.audit);
+  print_memory(std::cout, outcome.peak_rss_kib);
   if (!outcome.unresponsive.empty()) {
     std::string ranks;
     for (const int r : outcome.unresponsive) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);

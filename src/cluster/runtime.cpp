@@ -1,6 +1,7 @@
 #include "cluster/runtime.h"
 #include <mpi.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cstdlib>
@@ -267,6 +268,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   check_mpi(MPI_Gather(&mine, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   JobOutcome out;
   out.ranks = size;
+  out.peak_rss_kib.assign(static_cast<std::size_t>(size), 0);
   out.total_threads = std::max(1, std::accumulate(threads.begin(), threads.end(), 0));
   out.threads_per_rank = *std::max_element(threads.begin(), threads.end());
 
@@ -446,6 +448,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       if (tag == kTagStopped && !stopped[msg->first]) {
         stopped[msg->first] = true;
         ++confirmed;
+        std::uint64_t kib = 0;   // the worker's peak memory rides on its confirmation
+        if (msg->second.size() == sizeof kib) std::memcpy(&kib, msg->second.data(), sizeof kib);
+        out.peak_rss_kib[static_cast<std::size_t>(msg->first)] = kib;
       }
       continue;
     }
@@ -459,6 +464,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
   }
+  out.peak_rss_kib[0] = peak_rss_kib();
   return out;
 }
 
@@ -515,7 +521,13 @@ void run_worker(const MpiSession& mpi) {
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
   }
-  check_mpi(MPI_Send(nullptr, 0, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
+  std::uint64_t kib = peak_rss_kib();
+  check_mpi(MPI_Send(&kib, sizeof kib, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
+}
+
+std::uint64_t peak_rss_kib() {
+  rusage u{};
+  return getrusage(RUSAGE_SELF, &u) == 0 && u.ru_maxrss > 0 ? static_cast<std::uint64_t>(u.ru_maxrss) : 0;   // KiB on Linux
 }
 
 }  // namespace nq::cluster

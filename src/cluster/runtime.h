@@ -84,7 +84,14 @@ struct JobOutcome {
   int ranks = 1;
   int threads_per_rank = 1;   // compute threads of a worker rank (or of the master alone)
   int total_threads = 1;
+  // Peak resident memory of each rank in KiB (peak_rss_kib()): a worker's as it confirmed the
+  // stop (0 if it did not), the master's (index 0) as run_master returns. Filled after
+  // MasterHooks::on_finished.
+  std::vector<std::uint64_t> peak_rss_kib;
 };
+
+// This process's peak resident set size so far, in KiB (getrusage's ru_maxrss); 0 if unknown.
+std::uint64_t peak_rss_kib();
 
 class MasterHooks {
  public:

@@ -1,6 +1,7 @@
 """`nqueens run`: the distributed job under mpirun with several ranks and as one process, its
 HDF5 file, job files, and its refusals."""
 import itertools
+import re
 
 import h5py
 import numpy as np
@@ -30,6 +31,15 @@ def test_count_mode_same_result_every_layout(workdir, ranks):
     assert int(np.sum(u["multiplicity"].astype(np.uint64) * u["solutions"])) == a["total"]
     assert u["placement"].shape == (a["units_total"], 12)
     assert f"total    {KNOWN[12]['total']}" in p.stdout and str(out) in p.stdout
+    # every rank's peak memory: the master's, and the largest worker's from the stop confirmations
+    m = re.search(r"^memory   peak RSS (\d+) MB \(master\)(?:, (\d+) MB \(largest worker: rank (\d+) of (\d+)\))?$",
+                  p.stdout, re.M)
+    assert m, p.stdout
+    assert 0 < int(m.group(1)) < 1024
+    if (ranks or 1) > 1:
+        assert m.group(2) and 0 < int(m.group(2)) < 1024 and 1 <= int(m.group(3)) < ranks and int(m.group(4)) == ranks
+    else:
+        assert m.group(2) is None
     # the summary names the analysis launcher of the checkout the binary was built in
     assert f"|   {ROOT}/analysis/nqanalyze summary {out}\n" in p.stdout, p.stdout
 
