@@ -284,8 +284,9 @@ TEST(BoardCheck, AllModeRefusesRepeatsReorderingsForeignBoardsAndWrongImages) {
     const UnitBoards& other = units[1];
     r.solutions = 1;
     r.boards.assign(other.boards.begin(), other.boards.begin() + static_cast<std::ptrdiff_t>(other.unit.multiplicity * n));
-    if (r.unit.multiplicity == other.unit.multiplicity)
+    if (r.unit.multiplicity == other.unit.multiplicity) {
       EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a completion of the unit");
+    }
   }
 }
 
