@@ -297,7 +297,7 @@ int MasterSession::run(const proto::JobSpec& job) {
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
       c_.progress_interval, c_.audit);
-  print_memory(std::cout, outcome.peak_rss_kib);
+  if (code_ == kOk) print_memory(std::cout, outcome.peak_rss_kib);   // after the summary; an interrupted run prints none
   if (!outcome.unresponsive.empty()) {
     std::string ranks;
     for (const int r : outcome.unresponsive) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
