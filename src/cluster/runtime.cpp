@@ -496,11 +496,16 @@ void run_worker(const MpiSession& mpi) {
       pool.submit(batch);
     }
     if (!running) break;
-    for (const auto& rb : pool.take_completed()) {
+    for (auto& rb : pool.take_completed()) {
+      // One copy of a batch's boards at a time besides the parts being sent: the batch is freed
+      // once encoded, the encoding once cut into parts.
       std::string encoded = proto::encode(rb);
       inject_message_fault(rb, encoded);
-      for (auto& part : proto::frame_parts(rb.batch_id, encoded, max_message_bytes()))
-        sender.send(0, kTagResult, std::move(part));
+      const std::uint64_t batch_id = rb.batch_id;
+      rb = {};
+      auto parts = proto::frame_parts(batch_id, encoded, max_message_bytes());
+      std::string().swap(encoded);
+      for (auto& part : parts) sender.send(0, kTagResult, std::move(part));
       busy = true;
     }
     if (!failed) {

@@ -26,8 +26,10 @@ class ResultError : public std::runtime_error {
 };
 
 // Boards mode: a batch is sized so that its result (every board of its units) stays under this
-// many bytes, by the bytes per unit seen so far; memory per rank stays bounded at any N.
-inline constexpr std::uint64_t kMaxBatchResultBytes = 4u << 20;
+// many bytes, by the bytes per unit seen so far; memory per rank stays bounded at any N. The
+// later units of a plan hold up to ~12x the running mean (N = 17), so a batch can reach ~10x
+// this; at 4 MiB the worker's peak was 330 MB at N = 19 (docs/performance.md).
+inline constexpr std::uint64_t kMaxBatchResultBytes = 1u << 20;
 
 // Default share of units that are audited (computed a second time and compared).
 inline constexpr double kDefaultAuditFraction = 1.0 / 64;
