@@ -13,45 +13,65 @@ namespace nq::core {
 
 namespace {
 
-// The queens on the four sides of a solution (row 0, row n-1, column 0, column n-1; a corner
-// queen is on two). A symmetry maps sides to sides, so row 0 of any image of the board is the
-// image of one of them: comparing images starts there, with no transform.
-struct Sides {
-  int row[4], col[4];
-};
-std::optional<Sides> sides_of(BoardView b) {
-  const int n = static_cast<int>(b.size());
-  if (n == 0) return std::nullopt;
-  Sides s{{0, n - 1, -1, -1}, {b[0], b[static_cast<std::size_t>(n - 1)], 0, n - 1}};
+// Row 0 of the image of `p` (a board, or a unit's pre-placement: kEmptyRow for an empty row)
+// under each symmetry, when p has a queen on each of its four sides (rows 0 and n-1, column 0,
+// column n-1; a corner queen is on two): a symmetry maps sides to sides, so row 0 of an image
+// is the image of one of them, and images compare there first with no transform. For a unit
+// that pre-places its border, every completion has these values. nullopt otherwise.
+std::optional<std::array<int, kSymmetries>> image_first_rows(std::span<const Column> p) {
+  const int n = static_cast<int>(p.size());
+  if (n == 0 || p.front() == kEmptyRow || p.back() == kEmptyRow) return std::nullopt;
+  int row[4] = {0, n - 1, -1, -1}, col[4] = {p.front(), p.back(), 0, n - 1};
   for (int r = 0; r < n; ++r) {
-    if (b[static_cast<std::size_t>(r)] == 0) s.row[2] = r;
-    if (b[static_cast<std::size_t>(r)] == n - 1) s.row[3] = r;
+    if (p[static_cast<std::size_t>(r)] == 0) row[2] = r;
+    if (p[static_cast<std::size_t>(r)] == n - 1) row[3] = r;
   }
-  if (s.row[2] < 0 || s.row[3] < 0) return std::nullopt;   // not a permutation
-  return s;
+  if (row[2] < 0 || row[3] < 0) return std::nullopt;
+  std::array<int, kSymmetries> first{};
+  for (int k = 0; k < kSymmetries; ++k)
+    for (int i = 0; i < 4; ++i) {
+      int r = row[i], c = col[i];
+      map_square(n, k, r, c);
+      if (r == 0) first[static_cast<std::size_t>(k)] = c;
+    }
+  return first;
 }
-// Row 0 of the image under symmetry k of the board whose sides are `s`.
-int image_row0(const Sides& s, int n, int k) {
-  for (int i = 0; i < 4; ++i) {
-    int r = s.row[i], c = s.col[i];
-    map_square(n, k, r, c);
-    if (r == 0) return c;
-  }
-  return -1;   // unreachable: one side always lands on row 0
+std::optional<std::array<int, kSymmetries>> image_first_rows(const UnitPlan& plan, const WorkUnit& u) {
+  return image_first_rows(std::span<const Column>(u.placement).first(static_cast<std::size_t>(plan.n())));
 }
 constexpr int inverse_symmetry(int k) { return k < 4 ? (4 - k) % 4 : k; }   // reflections are involutions
 
-// True if no image of `b` is lexicographically smaller; with `sides`, only the images whose row 0
-// ties with b's are transformed.
-bool no_smaller_image(BoardView b, const std::optional<Sides>& sides) {
+// The symmetries K0 whose images have the smallest row 0 (only they can give the canonical
+// image), each marked if it is one of the unit's image symmetries G.
+struct SmallestFirstRow {
+  int count = 0;
+  int sym[kSymmetries] = {};
+  bool in_g[kSymmetries] = {};
+  bool any_in_g = false;
+};
+SmallestFirstRow smallest_first_row(const std::array<int, kSymmetries>& first, const UnitPlan::Images& im) {
+  SmallestFirstRow k0;
+  const int smallest = *std::min_element(first.begin(), first.end());
+  for (int k = 0; k < kSymmetries; ++k) {
+    if (first[static_cast<std::size_t>(k)] != smallest) continue;
+    k0.in_g[k0.count] = std::find(im.symmetries.begin(), im.symmetries.begin() + im.count, k) !=
+                        im.symmetries.begin() + im.count;
+    k0.any_in_g |= k0.in_g[k0.count];
+    k0.sym[k0.count++] = k;
+  }
+  return k0;
+}
+
+// True if no image of `b` is lexicographically smaller; with `first` (b's image_first_rows),
+// only the images whose row 0 ties with b's are transformed.
+bool no_smaller_image(BoardView b, const std::optional<std::array<int, kSymmetries>>& first) {
   Column image[kMaxN];
   const BoardView view(image, b.size());
-  const int n = static_cast<int>(b.size());
   for (int k = 1; k < kSymmetries; ++k) {
-    if (sides) {
-      const int first = image_row0(*sides, n, k);
-      if (first > b[0]) continue;
-      if (first < b[0]) return false;
+    if (first) {
+      const int row0 = (*first)[static_cast<std::size_t>(k)];
+      if (row0 > b[0]) continue;
+      if (row0 < b[0]) return false;
     }
     transform_into(b, k, image);
     if (std::ranges::lexicographical_compare(view, b)) return false;
@@ -67,7 +87,7 @@ bool fills_placement(BoardView b, const Placement& p) {
 
 }  // namespace
 
-bool is_canonical(BoardView b) { return no_smaller_image(b, sides_of(b)); }
+bool is_canonical(BoardView b) { return no_smaller_image(b, image_first_rows(b)); }
 
 namespace {
 
@@ -338,26 +358,6 @@ SearchStats scalar_completions(const RowSearch& s, std::vector<Column>& out) {
   });
 }
 
-// Row 0 of a completion's image under each symmetry, when the unit pre-places its whole border
-// (rows 0 and n-1, a queen in column 0 and one in column n-1): row 0 of an image is one side of
-// the board, so every completion of the unit has the same values; nullopt otherwise.
-std::optional<std::array<int, kSymmetries>> image_first_rows(int n, const Placement& p) {
-  bool left = false, right = false;
-  for (int r = 0; r < n; ++r) {
-    left |= p[r] == 0;
-    right |= p[r] == n - 1;
-  }
-  if (p[0] == kEmptyRow || p[n - 1] == kEmptyRow || !left || !right) return std::nullopt;
-  std::array<int, kSymmetries> first{};
-  for (int k = 0; k < kSymmetries; ++k)
-    for (int r = 0; r < n; ++r) {
-      if (p[r] == kEmptyRow) continue;
-      int rr = r, cc = p[r];
-      map_square(n, k, rr, cc);
-      if (rr == 0) first[k] = cc;
-    }
-  return first;
-}
 
 }  // namespace
 
@@ -410,21 +410,9 @@ SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet
     boards.insert(boards.end(), c.begin(), c.end());
     class_sizes.push_back(static_cast<std::uint8_t>(solution_class_size(c)));
   };
-  const auto first = image_first_rows(plan.n(), u.placement);
-  int k0[kSymmetries], k0_count = 0;
-  bool k0_in_group[kSymmetries] = {};
-  bool any_in_group = !first.has_value();
-  if (first) {
-    const int smallest = *std::min_element(first->begin(), first->end());
-    for (int k = 0; k < kSymmetries; ++k) {
-      if ((*first)[k] != smallest) continue;
-      k0_in_group[k0_count] = std::find(im.symmetries.begin(), im.symmetries.begin() + im.count, k) !=
-                              im.symmetries.begin() + im.count;
-      any_in_group |= k0_in_group[k0_count];
-      k0[k0_count++] = k;
-    }
-  }
-  if (!any_in_group) return count_completions(s);   // no canonical board here: count only
+  const auto first = image_first_rows(plan, u);
+  const SmallestFirstRow k0 = first ? smallest_first_row(*first, im) : SmallestFirstRow{};
+  if (first && !k0.any_in_g) return count_completions(s);   // no canonical board here: count only
   completions.clear();
   const SearchStats st = append_completions(s, completions);
   Column image[kSymmetries][kMaxN], canon[kMaxN];
@@ -443,12 +431,12 @@ SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet
       continue;
     }
     int best = 0;
-    for (int i = 0; i < k0_count; ++i) {
-      transform_into(b, k0[i], image[i]);
+    for (int i = 0; i < k0.count; ++i) {
+      transform_into(b, k0.sym[i], image[i]);
       if (i > 0 && std::lexicographical_compare(image[i], image[i] + n, image[best], image[best] + n)) best = i;
     }
-    for (int i = 0; i < k0_count; ++i)
-      if (k0_in_group[i] && std::equal(image[i], image[i] + n, image[best])) {
+    for (int i = 0; i < k0.count; ++i)
+      if (k0.in_g[i] && std::equal(image[i], image[i] + n, image[best])) {
         emit(BoardView(image[best], n));
         break;
       }
@@ -477,14 +465,8 @@ std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUni
   // (image_first_rows): only h in G reaching the smallest (K0) can give b, and only the images
   // under K0 can tie with it, so usually one transform decides. Otherwise (none/mirror plans)
   // every h in G is tried and b's eight images are compared.
-  const auto first = all ? std::nullopt : image_first_rows(plan.n(), u.placement);
-  int k0[kSymmetries], k0_count = 0;
-  if (first)
-    for (int g = 0; g < kSymmetries; ++g)
-      if ((*first)[g] == *std::min_element(first->begin(), first->end())) k0[k0_count++] = g;
-  const auto in_g = [&](int g) {
-    return std::find(im.symmetries.begin(), im.symmetries.begin() + im.count, g) != im.symmetries.begin() + im.count;
-  };
+  const auto first = all ? std::nullopt : image_first_rows(plan, u);
+  const SmallestFirstRow k0 = first ? smallest_first_row(*first, im) : SmallestFirstRow{};
   // The completion c of b, written to `c`, or false.
   const auto canonical_completion = [&](BoardView b, Column* c) {
     const BoardView cv(c, n);
@@ -495,12 +477,12 @@ std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUni
       }
       return false;
     }
-    for (int j = 0; j < k0_count; ++j) {
-      if (!in_g(k0[j])) continue;
-      transform_into(b, inverse_symmetry(k0[j]), c);
+    for (int j = 0; j < k0.count; ++j) {
+      if (!k0.in_g[j]) continue;
+      transform_into(b, inverse_symmetry(k0.sym[j]), c);
       if (!fills_placement(cv, u.placement)) continue;
-      for (int t = 0; t < k0_count; ++t) {
-        transform_into(cv, k0[t], image);
+      for (int t = 0; t < k0.count; ++t) {
+        transform_into(cv, k0.sym[t], image);
         if (std::ranges::lexicographical_compare(view, b)) return false;
       }
       return true;
