@@ -132,12 +132,14 @@ class Slurm:
         warning (so before the checkpoint path under test) is reported through it, with its log
         and any core file's stacks, and the whole procedure runs once more (multihost tier: see
         crash_at_start)."""
-        rec, log, result = self._time_limit_run(workdir, env, jobs, resources, n)
+        run = self._time_limit_run(workdir, env, jobs, resources, n)
+        rec, log = run[0], run[1]
         crash = crash_at_start(rec, log)
         if crash and retry_crash_at_start:
             retry_crash_at_start(f"job {rec['JobId']}: {crash}; run again once\n{log}\n{core_stacks(workdir)}")
-            rec, log, result = self._time_limit_run(workdir, env, jobs, resources, n, attempt=2)
-        self._check_time_limit_run(rec, log, n)
+            run = self._time_limit_run(workdir, env, jobs, resources, n, attempt=2)
+        rec, log, result, partials, held = run
+        check_time_limit_run(rec, log, n, partials, held)
         return rec, log, result
 
     def _time_limit_run(self, workdir, env, jobs, resources, n, attempt=1):
@@ -186,19 +188,20 @@ class Slurm:
         recs = self.wait_jobs([jid], timeout=300, on_requeued=on_requeued, each_second=release_master)
         log = log_text(workdir / f"nqueens-{jid}.out")
         (rec,) = recs
-        self._run_facts = (partials, held)
-        return rec, log, result
+        return rec, log, result, partials, held
 
-    def _check_time_limit_run(self, rec, log, n):
-        partials, held = self._run_facts
-        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
-        assert int(rec["Restarts"]) >= 1, (
-            f"the job was never interrupted (N = {n} finished before the warning?):\n{log}")
-        assert partials, f"no partial result seen between runs:\n{log}"
-        assert held, f"the master never held at {HOLD_AT} journaled units:\n{log}"
-        assert all(int(a["units_done"]) >= HOLD_AT for a in partials), partials
-        assert "got SIGUSR1" in log and "nqueens exited with code 75" in log and "job requeued" in log, log
-        assert log.count("start (restart") == int(rec["Restarts"]) + 1
+
+def check_time_limit_run(rec, log, n, partials, held):
+    """The checks of a time-limit run (Slurm.time_limit_job): requeued at least once, a valid
+    partial file between the runs, the master held at HOLD_AT, the log's story complete."""
+    assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
+    assert int(rec["Restarts"]) >= 1, (
+        f"the job was never interrupted (N = {n} finished before the warning?):\n{log}")
+    assert partials, f"no partial result seen between runs:\n{log}"
+    assert held, f"the master never held at {HOLD_AT} journaled units:\n{log}"
+    assert all(int(a["units_done"]) >= HOLD_AT for a in partials), partials
+    assert "got SIGUSR1" in log and "nqueens exited with code 75" in log and "job requeued" in log, log
+    assert log.count("start (restart") == int(rec["Restarts"]) + 1
 
 
 def crash_at_start(rec, log):
