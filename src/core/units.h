@@ -92,7 +92,8 @@ class UnitPlan {
   SearchStats visit_boards(const WorkUnit& u, const BoardFn& f) const;
   // The symmetries (core/board.h numbering) that visit_boards applies to each completion of
   // `u`, the identity first: {0} for multiplicity 1, {0, 4} (the mirror) under mirror, one per
-  // distinct image of the border under full; `count` == u.multiplicity. Throws as count() does.
+  // distinct image of the border under full, in the order that compresses best (units.cpp);
+  // `count` == u.multiplicity. Throws as count() does.
   struct Images {
     int count = 1;
     std::array<int, kSymmetries> symmetries{};
