@@ -2,7 +2,7 @@
 // lexicographically smallest image) per symmetry class with its class size. Deterministic
 // order: units in id order, boards within a unit as UnitPlan::visit_boards gives them (each
 // completion, in lexicographic order, followed by its images; class: the canonical images of
-// the completions, in the completions' order).
+// the completions, grouped by the symmetry that gives them, in the completions' order).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -47,7 +47,8 @@ SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet
 //          lexicographic order, and the others are its images under image_symmetries(u);
 //   class: a class size per board; each board a solution of the given class size, canonical
 //          (is_canonical), and g(c) for a completion c of the unit and a symmetry g of
-//          image_symmetries(u), the completions in strictly increasing lexicographic order.
+//          image_symmetries(u), in strictly increasing order of (g, c) (append_unit_boards'
+//          order: g the smallest symmetry number of G with g(c) the board, c lexicographic).
 // Then the boards are solutions, distinct within the unit, and distinct across units: every
 // board of the plan is in exactly one unit's group (a completion and its images), and a board
 // that passes lies in this unit's. Returns nullopt, or what is wrong (for an error message).

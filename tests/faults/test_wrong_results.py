@@ -120,7 +120,7 @@ def test_a_repeated_board_is_rejected_and_recomputed(workdir, rng, boards):
     p = run(run_args + ["--out", out], ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"repeat-board:{uid}"}, check=0)
     rejected = re.findall(r"rejected a result batch from rank \d \(recomputing it\): batch \d+: unit (\d+): board \d+ "
                           r"\[[\d, ]+\] (is not image \d of the completion before it|does not follow the unit's "
-                          r"previous board in the lexicographic order of their completions \(a repeat\?\))", p.stderr)
+                          r"previous board in the order of their symmetries and completions \(a repeat\?\))", p.stderr)
     injected(f"worker result: a repeated board ({boards})", len(rejected))
     assert rejected and {r[0] for r in rejected} == {str(uid)}, p.stderr
     assert f"note     {len(rejected)} result batch(es) failed the checks and were recomputed" in p.stdout

@@ -87,11 +87,15 @@ std::vector<UnitPlan> generator_plans() {
 }
 
 // The boards of a unit as the visitor of UnitPlan::visit_boards gives them, and in class mode
-// the reference selection: canonical_into of each completion group, kept if in the group.
-void reference_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set, Board& boards,
+// the reference selection: canonical of each completion group, kept if in the group, in
+// buckets by the smallest symmetry number k of the group's images that gives it (a stable sort
+// by k: the completions' order within a bucket). Returns the number of buckets used.
+int reference_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set, Board& boards,
                            std::vector<std::uint8_t>& sizes) {
   const auto n = static_cast<std::size_t>(plan.n());
+  const UnitPlan::Images im = plan.image_symmetries(u);
   std::vector<Board> group;
+  std::vector<std::pair<int, Board>> selected;
   plan.visit_boards(u, [&](BoardView b) {
     if (set == BoardSet::all) {
       boards.insert(boards.end(), b.begin(), b.end());
@@ -100,14 +104,23 @@ void reference_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set
     group.emplace_back(b.begin(), b.end());
     if (group.size() < u.multiplicity) return true;
     const Board c = canonical(group[0]);
-    if (std::ranges::find(group, c) != group.end()) {
-      boards.insert(boards.end(), c.begin(), c.end());
-      sizes.push_back(static_cast<std::uint8_t>(class_size(c)));
-    }
+    int k = kSymmetries;
+    for (int i = 0; i < im.count; ++i)
+      if (group[static_cast<std::size_t>(i)] == c) k = std::min(k, im.symmetries[static_cast<std::size_t>(i)]);
+    if (k < kSymmetries) selected.emplace_back(k, c);
     group.clear();
     return true;
   });
+  std::ranges::stable_sort(selected, {}, &std::pair<int, Board>::first);
+  int buckets = 0;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const Board& c = selected[i].second;
+    boards.insert(boards.end(), c.begin(), c.end());
+    sizes.push_back(static_cast<std::uint8_t>(class_size(c)));
+    buckets += i == 0 || selected[i].first != selected[i - 1].first;
+  }
   EXPECT_EQ(boards.size() % std::max<std::size_t>(n, 1), 0u);
+  return buckets;
 }
 
 }  // namespace
@@ -161,12 +174,14 @@ TEST(BoardGenerator, CompletionsMatchCountingOnALargeUnit) {
 }
 
 TEST(BoardGenerator, UnitBoardsAreTheVisitorsBoardsAndTheReferenceClassSelection) {
+  int mixed = 0;   // class-mode units whose boards come from more than one symmetry
   for (const UnitPlan& plan : generator_plans()) {
     for (BoardSet set : {BoardSet::all, BoardSet::classes}) {
       for (const WorkUnit& u : plan.units()) {
         Board want, got;
         std::vector<std::uint8_t> want_sizes, got_sizes;
-        reference_unit_boards(plan, u, set, want, want_sizes);
+        const int buckets = reference_unit_boards(plan, u, set, want, want_sizes);
+        mixed += set == BoardSet::classes && buckets > 1;
         const SearchStats st = append_unit_boards(plan, u, set, got, got_sizes);
         ASSERT_EQ(got, want) << plan.n() << " " << to_string(plan.symmetry()) << " depth "
                              << plan.depth() << " unit " << u.id << " " << to_string(set);
@@ -178,6 +193,7 @@ TEST(BoardGenerator, UnitBoardsAreTheVisitorsBoardsAndTheReferenceClassSelection
       }
     }
   }
+  EXPECT_GT(mixed, 0);   // the buckets' order is exercised
 }
 
 TEST(BoardGenerator, ClassModeSkipsNoClassAtSixteen) {
@@ -303,11 +319,11 @@ TEST(BoardCheck, ClassModeRefusesRepeatsNonCanonicalBoardsWrongSizesAndForeignBo
       r = honest;
       swap_boards(r, 0, 1, n);
       std::swap(r.sizes[0], r.sizes[1]);
-      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "lexicographic order");
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "order of their symmetries and completions");
       r = honest;
       std::ranges::copy(board(r, 0, n), board(r, 1, n).begin());
       r.sizes[1] = r.sizes[0];
-      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "lexicographic order");
+      EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "order of their symmetries and completions");
       r = honest;
       r.sizes[0] = static_cast<std::uint8_t>(r.sizes[0] == 8 ? 4 : 8);
       EXPECT_PRED2(says, refusal(plan, BoardSet::classes, r), "has class size");
