@@ -289,15 +289,20 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   std::vector<proto::Reassembler> parts(static_cast<std::size_t>(size));
   const auto t0 = std::chrono::steady_clock::now();
 
-  // Each worker keeps at least (threads + 1) batches in flight, and more while they hold less
-  // than kQueuedSeconds of estimated work per thread (cheap units), so no thread waits for a
-  // round trip.
+  // Each worker keeps at least (threads + 1) batches in flight, and in count mode more while
+  // they hold less than kQueuedSeconds of estimated work per thread (cheap units), so no thread
+  // waits for a round trip. In boards mode exactly (threads + 1): each batch in flight is memory
+  // on the worker until the master takes its results (~1 MiB, more where units outgrow the
+  // running mean), and the estimate from a plan's early, cheap units let ~10 batches queue up
+  // there: a worker peaked at 310 MB at N = 18 all (docs/performance.md).
+  const bool boards = job->params.boards_mode();
   auto wants_more = [&](int w, bool audits_only) {
     const auto in_flight = static_cast<int>(sched.batches_in_flight(w));
     if (audits_only) return in_flight < 2;
     if (threads[w] == 0) return false;
     if (in_flight < threads[w] + 1) return true;
-    return in_flight < kMaxBatchesPerThread * threads[w] && sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
+    return !boards && in_flight < kMaxBatchesPerThread * threads[w] &&
+           sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
   };
   auto feed = [&](int w) {
     const bool audits_only = w == 0 && master_audits;
