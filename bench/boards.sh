@@ -21,8 +21,9 @@ for c in $cases; do
   n=${c%%:*} set=${c##*:}
   out="$tmp/b$n.h5"
   rm -f "$out"
-  run_s=$(seconds mpirun -n 2 /usr/bin/time -f "rss %M" "$bin" run --n "$n" --mode boards --boards "$set" --out "$out" --progress-interval 3600)
-  rss=$(grep -o 'rss [0-9]*' "$tmp/err" | awk '{printf "%s%.0f", sep, $2 / 1024; sep = "/"}')
+  run_s=$(seconds mpirun -n 2 "$bin" run --n "$n" --mode boards --boards "$set" --out "$out" --progress-interval 3600)
+  # run's own line: "memory   peak RSS M MB (master), W MB (largest worker: ...)"
+  rss=$(sed -n 's/^memory *peak RSS \([0-9]*\) MB (master), \([0-9]*\) MB.*/\1\/\2/p' "$tmp/out")
   boards=$(/usr/bin/python3 -c "import h5py; print(h5py.File('$out')['boards/solutions'].shape[0])")
   bytes=$(stat -c %s "$out")
   count_s=$(seconds "$bin" count "$n")
