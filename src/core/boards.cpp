@@ -3,8 +3,8 @@
 #include <bit>
 #include <cstring>
 #include <stdexcept>
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#include <immintrin.h>
+#include "core/vector_step.h"
+#if NQ_HAVE_VECTOR_STEP
 #define NQ_HAVE_AVX512_BOARDS 1
 #define NQ_BOARDS_AVX512 __attribute__((target("avx512f,popcnt,bmi,bmi2")))
 #endif
@@ -153,10 +153,8 @@ Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
 }
 
 #if NQ_HAVE_AVX512_BOARDS
-constexpr int kLanes = 16;
-constexpr int kGroups = 3;
-constexpr int kPushMax = kLanes * kGroups;   // entries one step can push (or emit)
-constexpr std::size_t kSlack = kPushMax + kLanes;   // a step's stores past the top
+using namespace vector_step;
+constexpr std::size_t kSlack = kPushMax + kLanes;   // a step's stores (pushes or solutions) past the top
 
 // The buffers of a vector walk, reused across units by a thread.
 struct Workspace {
@@ -187,18 +185,6 @@ struct Workspace {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-struct LevelTable {
-  __m512i lo, hi;
-};
-
-NQ_BOARDS_AVX512 inline __attribute__((always_inline)) LevelTable table(const std::uint32_t* t) {
-  return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
-}
-
-NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable& t, __m512i level) {
-  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
-}
-
 // The index of the one set bit of each lane (garbage in lanes without one): its float's exponent.
 NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i bit_index(__m512i one_bit) {
   const __m512i exponent = _mm512_srli_epi32(_mm512_castps_si512(_mm512_cvtepu32_ps(one_bit)), 23);
@@ -206,87 +192,54 @@ NQ_BOARDS_AVX512 inline __attribute__((always_inline)) __m512i bit_index(__m512i
 }
 
 // Searches the subtrees of the w.seeds frontier nodes on the stack (level f); appends their
-// solutions to w.f_*; returns the squares tried.
+// solutions to w.f_*; returns the squares tried. The vector kernel's step (core/vector_step.h),
+// each node also carrying its frontier index and the columns of its levels from f on.
 NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std::size_t& found) {
   const int m = s.levels;
-  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
-  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32], t_shift[32];
-  for (int d = 0; d < 32; ++d) {
-    t_blk0[d] = blk(d);
-    t_blk1[d] = blk(d + 1);
-    t_blk2[d] = blk(d + 2);
-    t_gap[d] = d + 1 < m ? s.gap[d] : 1u;
-    t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
+  const Tables t = make_tables(s);
+  alignas(64) std::uint32_t t_shift[32];   // where a node of level d carries its column
+  for (int d = 0; d < 32; ++d)
     t_shift[d] = d >= f && d <= m - 3 ? static_cast<std::uint32_t>(kColumnBits * (m - 3 - d)) : 0u;
+  const LevelTable shift{_mm512_load_si512(t_shift), _mm512_load_si512(t_shift + 16)};
+  const __m512i zero = _mm512_setzero_si512();
+  Group g[kGroups];
+  __m512i ID[kGroups], P[kGroups];
+  for (int h = 0; h < kGroups; ++h) {
+    g[h] = {zero, zero, zero, zero, zero};
+    ID[h] = P[h] = zero;
   }
-  const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
-                   gap = table(t_gap), gap1 = table(t_gap1), shift = table(t_shift);
-  const __m512i last_parent = _mm512_set1_epi32(m - 2);
-  const __m512i ones = _mm512_set1_epi32(-1), zero = _mm512_setzero_si512(),
-                one = _mm512_set1_epi32(1);
-  __m512i C[kGroups], L[kGroups], R[kGroups], LV[kGroups], A[kGroups], ID[kGroups], P[kGroups];
-  for (int h = 0; h < kGroups; ++h) C[h] = L[h] = R[h] = LV[h] = A[h] = ID[h] = P[h] = zero;
   std::size_t sp = w.seeds;
   Count tried_total = 0;
   for (;;) {
     w.grow_stack(sp + kSlack);
     w.grow_found(found + kSlack);
-    std::uint32_t *st_cols = w.cols.data(), *st_dl = w.dl.data(), *st_dr = w.dr.data(),
-                  *st_level = w.level.data(), *st_id = w.id.data(), *st_path = w.path.data();
+    const Stack st{w.cols.data(), w.dl.data(), w.dr.data(), w.level.data()};
+    std::uint32_t *st_id = w.id.data(), *st_path = w.path.data();
 #pragma GCC unroll 3
     for (int h = 0; h < kGroups; ++h) {
-      const __m512i bit = _mm512_and_si512(A[h], _mm512_sub_epi32(zero, A[h]));
-      const __mmask16 tried = _mm512_test_epi32_mask(bit, bit);
-      A[h] = _mm512_xor_si512(A[h], bit);
-      tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(tried)));
-      const __m512i g = lookup(gap, LV[h]);
-      const __m512i nc = _mm512_or_si512(C[h], bit);
-      const __m512i nl = _mm512_sllv_epi32(_mm512_or_si512(L[h], bit), g);
-      const __m512i nr = _mm512_srlv_epi32(_mm512_or_si512(R[h], bit), g);
-      const __m512i occ1 = _mm512_or_si512(_mm512_ternarylogic_epi32(nl, nr, lookup(blk1, LV[h]), 0xFE), nc);
-      const __mmask16 alive = _mm512_mask_cmpneq_epi32_mask(tried, occ1, ones);
-      const __mmask16 final_level = _mm512_cmpeq_epi32_mask(LV[h], last_parent);
-      const __m512i col = bit_index(bit);
-      const __mmask16 emit = alive & final_level;
+      const Step x = step(t, g[h]);
+      tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
+      const __m512i col = bit_index(x.bit);
+      const __mmask16 emit = x.alive & x.final_level;
       if (emit) {
-        const __m512i last = bit_index(_mm512_andnot_si512(occ1, ones));
+        const __m512i last = bit_index(_mm512_andnot_si512(x.occupied, _mm512_set1_epi32(-1)));
         const __m512i tail = _mm512_or_si512(_mm512_slli_epi32(col, kColumnBits), last);
         _mm512_storeu_si512(w.f_id.data() + found, _mm512_maskz_compress_epi32(emit, ID[h]));
         _mm512_storeu_si512(w.f_path.data() + found, _mm512_maskz_compress_epi32(emit, P[h]));
         _mm512_storeu_si512(w.f_tail.data() + found, _mm512_maskz_compress_epi32(emit, tail));
         found += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(emit)));
       }
-      const __m512i g1 = lookup(gap1, LV[h]);
-      const __m512i occ2 = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(nl, g1), _mm512_srlv_epi32(nr, g1),
-                                                     lookup(blk2, LV[h]), 0xFE);
-      const __mmask16 keep = _mm512_mask_cmpneq_epi32_mask(alive & ~final_level,
-                                                          _mm512_or_si512(occ2, nc), ones);
-      const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, LV[h])));
-      _mm512_storeu_si512(st_cols + sp, _mm512_maskz_compress_epi32(keep, nc));
-      _mm512_storeu_si512(st_dl + sp, _mm512_maskz_compress_epi32(keep, nl));
-      _mm512_storeu_si512(st_dr + sp, _mm512_maskz_compress_epi32(keep, nr));
-      _mm512_storeu_si512(st_level + sp, _mm512_maskz_compress_epi32(keep, _mm512_add_epi32(LV[h], one)));
-      _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(keep, ID[h]));
-      _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(keep, np));
-      sp += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(keep)));
+      const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, g[h].LV)));
+      _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(x.keep, ID[h]));
+      _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(x.keep, np));
+      sp += static_cast<std::size_t>(push(x, g[h], st, sp));
     }
     int idle = 0;
 #pragma GCC unroll 3
     for (int h = 0; h < kGroups; ++h) {
-      const __mmask16 empty = _mm512_testn_epi32_mask(A[h], A[h]);
-      const int want = std::popcount(static_cast<unsigned>(empty));
-      const int take = static_cast<std::size_t>(want) < sp ? want : static_cast<int>(sp);
-      idle += want - take;
-      const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
-      sp -= static_cast<std::size_t>(take);
-      C[h] = _mm512_mask_expand_epi32(C[h], fill, _mm512_loadu_si512(st_cols + sp));
-      L[h] = _mm512_mask_expand_epi32(L[h], fill, _mm512_loadu_si512(st_dl + sp));
-      R[h] = _mm512_mask_expand_epi32(R[h], fill, _mm512_loadu_si512(st_dr + sp));
-      LV[h] = _mm512_mask_expand_epi32(LV[h], fill, _mm512_loadu_si512(st_level + sp));
+      const __mmask16 fill = refill(t, g[h], st, sp, idle);
       ID[h] = _mm512_mask_expand_epi32(ID[h], fill, _mm512_loadu_si512(st_id + sp));
       P[h] = _mm512_mask_expand_epi32(P[h], fill, _mm512_loadu_si512(st_path + sp));
-      const __m512i occ = _mm512_ternarylogic_epi32(C[h], L[h], R[h], 0xFE);
-      A[h] = _mm512_mask_andnot_epi32(A[h], fill, _mm512_or_si512(occ, lookup(blk0, LV[h])), ones);
     }
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }

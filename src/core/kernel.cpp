@@ -1,9 +1,10 @@
 #include "core/kernel.h"
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstring>
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#include <immintrin.h>
+#include "core/vector_step.h"
+#if NQ_HAVE_VECTOR_STEP
 #define NQ_HAVE_AVX512_KERNEL 1
 #endif
 
@@ -146,10 +147,8 @@ struct NoVisit {
 // kStackCapacity (or a test's smaller limit), nodes are popped and searched by the scalar
 // search instead, which counts the same nodes and solutions, so the result never depends on
 // the limit.
-constexpr int kLanes = 16;
-constexpr int kGroups = 3;
-constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
-constexpr int kStackCapacity = 4096;
+using namespace vector_step;
+constexpr std::size_t kStackCapacity = 4096;
 
 #define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
 #if defined(__clang__)
@@ -161,48 +160,24 @@ constexpr int kStackCapacity = 4096;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-// Per-level values as 32-entry tables (two vectors each), looked up per lane by level.
-struct LevelTable {
-  __m512i lo, hi;
-};
-
-NQ_AVX512 inline __attribute__((always_inline)) __m512i lookup(const LevelTable& t, __m512i level) {
-  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
-}
-
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
-  const int m = s.levels;
-  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
-  alignas(64) std::uint32_t t_blk0[32], t_blk1[32], t_blk2[32], t_gap[32], t_gap1[32];
-  for (int d = 0; d < 32; ++d) {   // for a node of level d:
-    t_blk0[d] = blk(d);                                // its own row
-    t_blk1[d] = blk(d + 1);                            // its children's row
-    t_blk2[d] = blk(d + 2);                            // the lookahead row
-    t_gap[d] = d + 1 < m ? s.gap[d] : 1u;              // rows to the children's row
-    t_gap1[d] = d + 2 < m ? s.gap[d + 1] : 1u;         // and on to the lookahead row
-  }
-  auto table = [](const std::uint32_t* t) {
-    return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)};
-  };
-  const LevelTable blk0 = table(t_blk0), blk1 = table(t_blk1), blk2 = table(t_blk2),
-                   gap = table(t_gap), gap1 = table(t_gap1);
-  const __m512i last_parent = _mm512_set1_epi32(m - 2);   // its children are in the last level
-
+  const Tables t = make_tables(s);
   alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
   alignas(64) std::uint32_t st_level[kStackCapacity + kLanes];
-  int sp = 0;
-  const int limit = stack_limit < 2 * kPushMax ? 2 * kPushMax
-                    : stack_limit > kStackCapacity ? kStackCapacity : stack_limit;
+  const Stack st{st_cols, st_dl, st_dr, st_level};
+  std::size_t sp = 0;
+  constexpr auto push_max = static_cast<std::size_t>(kPushMax);
+  const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
+  const std::size_t limit = wanted < 2 * push_max ? 2 * push_max : wanted > kStackCapacity ? kStackCapacity : wanted;
 
-  const __m512i ones = _mm512_set1_epi32(-1), zero = _mm512_setzero_si512(),
-                one = _mm512_set1_epi32(1);
-  __m512i C[kGroups], L[kGroups], R[kGroups], LV[kGroups], A[kGroups];
-  for (int h = 0; h < kGroups; ++h) C[h] = L[h] = R[h] = LV[h] = A[h] = zero;
-  A[0] = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~blk(0))));   // the root
+  const __m512i zero = _mm512_setzero_si512();
+  Group g[kGroups];
+  for (Group& x : g) x = {zero, zero, zero, zero, zero};
+  g[0].A = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~s.blocked[0])));   // the root
   Count solutions = 0, nodes = 0;
   for (;;) {
-    if (sp > limit - kPushMax) [[unlikely]] {
+    if (sp > limit - push_max) [[unlikely]] {
       while (sp > limit / 2) {
         --sp;
         const Node node{static_cast<int>(st_level[sp]), st_cols[sp], st_dl[sp], st_dr[sp]};
@@ -213,47 +188,14 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
     }
 NQ_UNROLL
     for (int h = 0; h < kGroups; ++h) {
-      const __m512i bit = _mm512_and_si512(A[h], _mm512_sub_epi32(zero, A[h]));
-      const __mmask16 tried = _mm512_test_epi32_mask(bit, bit);
-      A[h] = _mm512_xor_si512(A[h], bit);
-      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(tried)));
-      const __m512i g = lookup(gap, LV[h]);
-      const __m512i nc = _mm512_or_si512(C[h], bit);
-      const __m512i nl = _mm512_sllv_epi32(_mm512_or_si512(L[h], bit), g);
-      const __m512i nr = _mm512_srlv_epi32(_mm512_or_si512(R[h], bit), g);
-      // The children's row: some square free?
-      const __m512i occ1 = _mm512_ternarylogic_epi32(nl, nr, lookup(blk1, LV[h]), 0xFE);
-      const __mmask16 alive = _mm512_mask_cmpneq_epi32_mask(tried, _mm512_or_si512(occ1, nc), ones);
-      const __mmask16 final_level = _mm512_cmpeq_epi32_mask(LV[h], last_parent);
-      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(alive & final_level)));
-      // The row after it, given the queens so far (lookahead).
-      const __m512i g1 = lookup(gap1, LV[h]);
-      const __m512i occ2 = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(nl, g1), _mm512_srlv_epi32(nr, g1),
-                                                     lookup(blk2, LV[h]), 0xFE);
-      const __mmask16 keep = _mm512_mask_cmpneq_epi32_mask(alive & ~final_level,
-                                                          _mm512_or_si512(occ2, nc), ones);
-      _mm512_storeu_si512(st_cols + sp, _mm512_maskz_compress_epi32(keep, nc));
-      _mm512_storeu_si512(st_dl + sp, _mm512_maskz_compress_epi32(keep, nl));
-      _mm512_storeu_si512(st_dr + sp, _mm512_maskz_compress_epi32(keep, nr));
-      _mm512_storeu_si512(st_level + sp, _mm512_maskz_compress_epi32(keep, _mm512_add_epi32(LV[h], one)));
-      sp += std::popcount(static_cast<unsigned>(keep));
+      const Step x = step(t, g[h]);
+      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
+      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x.alive & x.final_level)));
+      sp += static_cast<std::size_t>(push(x, g[h], st, sp));
     }
     int idle = 0;
 NQ_UNROLL
-    for (int h = 0; h < kGroups; ++h) {
-      const __mmask16 empty = _mm512_testn_epi32_mask(A[h], A[h]);
-      const int want = std::popcount(static_cast<unsigned>(empty));
-      const int take = want < sp ? want : sp;
-      idle += want - take;
-      const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
-      sp -= take;
-      C[h] = _mm512_mask_expand_epi32(C[h], fill, _mm512_loadu_si512(st_cols + sp));
-      L[h] = _mm512_mask_expand_epi32(L[h], fill, _mm512_loadu_si512(st_dl + sp));
-      R[h] = _mm512_mask_expand_epi32(R[h], fill, _mm512_loadu_si512(st_dr + sp));
-      LV[h] = _mm512_mask_expand_epi32(LV[h], fill, _mm512_loadu_si512(st_level + sp));
-      const __m512i occ = _mm512_ternarylogic_epi32(C[h], L[h], R[h], 0xFE);
-      A[h] = _mm512_mask_andnot_epi32(A[h], fill, _mm512_or_si512(occ, lookup(blk0, LV[h])), ones);
-    }
+    for (int h = 0; h < kGroups; ++h) refill(t, g[h], st, sp, idle);
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }
   return {solutions, nodes + solutions};

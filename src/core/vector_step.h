@@ -1,0 +1,130 @@
+// The AVX-512 tree walk's step, the one copy shared by the counting kernel (kernel.cpp) and the
+// board generator's traversal (boards.cpp), which differ only in what they do with a step's
+// results: count the solutions, or record them. Internal to core: nothing outside kernel.cpp
+// and boards.cpp includes it.
+//
+// Lanes are nodes of a RowSearch's tree, kGroups vectors of kLanes at a time. A node is its
+// occupied columns C, its diagonals L and R (shifted to its row), its level LV and A, the
+// squares of its row it has yet to try. One step tries each lane's lowest untried square: the
+// child is dropped if its row is full, or the row after it (a one-row lookahead); otherwise it
+// is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
+// are refilled.
+#pragma once
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include "core/kernel.h"
+
+#define NQ_HAVE_VECTOR_STEP 1
+// The callers' target attributes must include these (an always_inline function inlines only
+// into a function built for at least its features).
+#define NQ_VECTOR_STEP __attribute__((target("avx512f,popcnt,bmi,bmi2"), always_inline)) inline
+
+namespace nq::core::vector_step {
+
+inline constexpr int kLanes = 16;
+inline constexpr int kGroups = 3;
+inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
+
+// A per-level value as a 32-entry table (two vectors), looked up per lane by level.
+struct LevelTable {
+  __m512i lo, hi;
+};
+NQ_VECTOR_STEP __m512i lookup(const LevelTable& t, __m512i level) {
+  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
+}
+
+// The search's rows as per-level tables, for a node of level d: the squares blocked in its own
+// row, its children's row and the lookahead row, and the rows from it to its children and on
+// to the lookahead row (levels past the last: all blocked, gap 1).
+struct Tables {
+  LevelTable blk0, blk1, blk2, gap, gap1;
+  __m512i last_parent;   // the level whose children are in the last row
+};
+NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
+  const int m = s.levels;
+  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
+  alignas(64) std::uint32_t b0[32], b1[32], b2[32], g0[32], g1[32];
+  for (int d = 0; d < 32; ++d) {
+    b0[d] = blk(d);
+    b1[d] = blk(d + 1);
+    b2[d] = blk(d + 2);
+    g0[d] = d + 1 < m ? s.gap[d] : 1u;
+    g1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
+  }
+  auto table = [](const std::uint32_t* t) { return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)}; };
+  return {table(b0), table(b1), table(b2), table(g0), table(g1), _mm512_set1_epi32(m - 2)};
+}
+
+// One group of lanes.
+struct Group {
+  __m512i C, L, R, LV, A;
+};
+
+// What one step of a group found. For the lanes that tried a square (`tried`): the square as
+// a one-bit mask, the child's masks, the squares of the child's row it leaves occupied
+// (`occupied`, its own columns included), whether its row has a free square (`alive`) and is
+// the last (`final_level`: then a free square is a solution), and the children to push
+// (`keep`: alive, not final, the lookahead row not full).
+struct Step {
+  __m512i bit, nc, nl, nr, occupied;
+  __mmask16 tried, alive, final_level, keep;
+};
+NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
+  const __m512i ones = _mm512_set1_epi32(-1);
+  Step s;
+  s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
+  s.tried = _mm512_test_epi32_mask(s.bit, s.bit);
+  g.A = _mm512_xor_si512(g.A, s.bit);
+  const __m512i gap = lookup(t.gap, g.LV);
+  s.nc = _mm512_or_si512(g.C, s.bit);
+  s.nl = _mm512_sllv_epi32(_mm512_or_si512(g.L, s.bit), gap);
+  s.nr = _mm512_srlv_epi32(_mm512_or_si512(g.R, s.bit), gap);
+  s.occupied = _mm512_or_si512(_mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk1, g.LV), 0xFE), s.nc);
+  s.alive = _mm512_mask_cmpneq_epi32_mask(s.tried, s.occupied, ones);
+  s.final_level = _mm512_cmpeq_epi32_mask(g.LV, t.last_parent);
+  const __m512i gap1 = lookup(t.gap1, g.LV);
+  const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
+                                                  lookup(t.blk2, g.LV), 0xFE);
+  s.keep = _mm512_mask_cmpneq_epi32_mask(s.alive & ~s.final_level, _mm512_or_si512(ahead, s.nc), ones);
+  return s;
+}
+
+// The stack of nodes, one array per field, kLanes entries of room past its top.
+struct Stack {
+  std::uint32_t *cols, *dl, *dr, *level;
+};
+
+// Pushes the step's `keep` children on the stack at sp; returns how many.
+NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::size_t sp) {
+  _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, s.nc));
+  _mm512_storeu_si512(st.dl + sp, _mm512_maskz_compress_epi32(s.keep, s.nl));
+  _mm512_storeu_si512(st.dr + sp, _mm512_maskz_compress_epi32(s.keep, s.nr));
+  _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, _mm512_add_epi32(g.LV, _mm512_set1_epi32(1))));
+  return std::popcount(static_cast<unsigned>(s.keep));
+}
+
+// Moves nodes from the top of the stack (sp entries) into the group's empty lanes and sets
+// their untried squares. Returns the lanes filled (a caller carrying more fields expands them
+// from st + sp with the same mask); sp drops by their number and `idle` grows by the empty
+// lanes left.
+NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std::size_t& sp, int& idle) {
+  const __mmask16 empty = _mm512_testn_epi32_mask(g.A, g.A);
+  const auto want = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(empty)));
+  const std::size_t take = want < sp ? want : sp;
+  idle += static_cast<int>(want - take);
+  const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
+  sp -= take;
+  g.C = _mm512_mask_expand_epi32(g.C, fill, _mm512_loadu_si512(st.cols + sp));
+  g.L = _mm512_mask_expand_epi32(g.L, fill, _mm512_loadu_si512(st.dl + sp));
+  g.R = _mm512_mask_expand_epi32(g.R, fill, _mm512_loadu_si512(st.dr + sp));
+  g.LV = _mm512_mask_expand_epi32(g.LV, fill, _mm512_loadu_si512(st.level + sp));
+  const __m512i occ = _mm512_ternarylogic_epi32(g.C, g.L, g.R, 0xFE);
+  g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup(t.blk0, g.LV)), _mm512_set1_epi32(-1));
+  return fill;
+}
+
+}  // namespace nq::core::vector_step
+#endif
