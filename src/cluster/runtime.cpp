@@ -44,11 +44,6 @@ class IdlePause {
   static constexpr std::chrono::microseconds kMin{50}, kMax{1000};
   std::chrono::microseconds pause_ = kMin;
 };
-constexpr double kQueuedSeconds = 0.02;      // estimated work queued per worker thread
-// In flight per worker thread, at most. With cheap units the round trip (polling loops on both
-// sides, shared cores) takes milliseconds: 8 batches per thread capped N = 14 / depth 10 at
-// 86k units/s, 64 reach 320k (bench/dispatch.sh).
-constexpr int kMaxBatchesPerThread = 64;
 // Units per batch, at most. Count mode: 48 units are ~2.5 KB of work and ~3.5 KB of results,
 // under the 4 KB eager limit of Open MPI's shared-memory transport (larger messages need a
 // rendezvous, which costs round trips of the polling loops): measured 3x the units/s of 256.
@@ -289,20 +284,10 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   std::vector<proto::Reassembler> parts(static_cast<std::size_t>(size));
   const auto t0 = std::chrono::steady_clock::now();
 
-  // Each worker keeps at least (threads + 1) batches in flight, and in count mode more while
-  // they hold less than kQueuedSeconds of estimated work per thread (cheap units), so no thread
-  // waits for a round trip. In boards mode exactly (threads + 1): each batch in flight is memory
-  // on the worker until the master takes its results (~1 MiB, more where units outgrow the
-  // running mean), and the estimate from a plan's early, cheap units let ~10 batches queue up
-  // there: a worker peaked at 310 MB at N = 18 all (docs/performance.md).
-  const bool boards = job->params.boards_mode();
+  // Scheduler::wants_batch: threads + 1 batches in flight, in count mode more (cheap units).
   auto wants_more = [&](int w, bool audits_only) {
-    const auto in_flight = static_cast<int>(sched.batches_in_flight(w));
-    if (audits_only) return in_flight < 2;
-    if (threads[w] == 0) return false;
-    if (in_flight < threads[w] + 1) return true;
-    return !boards && in_flight < kMaxBatchesPerThread * threads[w] &&
-           sched.seconds_in_flight(w) < kQueuedSeconds * threads[w];
+    if (audits_only) return sched.batches_in_flight(w) < 2;
+    return threads[w] > 0 && sched.wants_batch(w);
   };
   auto feed = [&](int w) {
     const bool audits_only = w == 0 && master_audits;

@@ -264,6 +264,16 @@ std::size_t Scheduler::batches_in_flight(int worker) const {
   return it == batches_out_.end() ? 0 : it->second;
 }
 
+bool Scheduler::wants_batch(int worker) const {
+  const auto t = threads_.find(worker);
+  const std::size_t threads = t == threads_.end() ? 1 : static_cast<std::size_t>(t->second);
+  const std::size_t in_flight = batches_in_flight(worker);
+  if (in_flight < threads + 1) return true;
+  if (job_.params.boards_mode()) return false;
+  return in_flight < static_cast<std::size_t>(kMaxBatchesPerThread) * threads &&
+         seconds_in_flight(worker) < kQueuedSeconds * static_cast<double>(threads);
+}
+
 std::vector<int> Scheduler::stalled(double now, double min_seconds, double factor) const {
   const double mean = units_timed_ ? unit_seconds_ / static_cast<double>(units_timed_) : min_seconds;
   std::unordered_map<int, std::uint64_t> ahead;   // units queued at the worker up to this batch

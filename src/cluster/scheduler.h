@@ -31,6 +31,13 @@ class ResultError : public std::runtime_error {
 // this; at 4 MiB the worker's peak was 330 MB at N = 19 (docs/performance.md).
 inline constexpr std::uint64_t kMaxBatchResultBytes = 1u << 20;
 
+// The feed's look-ahead in count mode (Scheduler::wants_batch): estimated work queued per worker
+// thread, and batches in flight per worker thread at most. With cheap units the round trip
+// (polling loops on both sides, shared cores) takes milliseconds: 8 batches per thread capped
+// N = 14 / depth 10 at 86k units/s, 64 reach 320k (bench/dispatch.sh).
+inline constexpr double kQueuedSeconds = 0.02;
+inline constexpr int kMaxBatchesPerThread = 64;
+
 // Default share of units that are audited (computed a second time and compared).
 inline constexpr double kDefaultAuditFraction = 1.0 / 64;
 
@@ -89,6 +96,14 @@ class Scheduler {
   bool lost(int worker) const { return lost_.contains(worker); }
   int live_workers() const { return policy_.workers - static_cast<int>(lost_.size()); }
   std::size_t batches_in_flight(int worker) const;
+  // Whether `worker` (set_threads: T threads) should get another batch now. Every worker keeps
+  // T + 1 batches in flight. In count mode more, up to kMaxBatchesPerThread * T, while they
+  // hold less than kQueuedSeconds * T of estimated work (seconds_in_flight), so that no thread
+  // waits for a round trip with cheap units. In boards mode no more: each batch in flight is
+  // memory on the worker until the master takes its results (~kMaxBatchResultBytes, more where
+  // units outgrow the running mean), and the estimate from a plan's cheap first units let ~10
+  // batches queue there: a worker peaked at 310 MB at N = 18 all (docs/performance.md).
+  bool wants_batch(int worker) const;
 
   bool all_done() const {
     return exhausted_ && retry_.empty() && in_flight_.empty() && audit_queue_.empty();

@@ -31,6 +31,18 @@ proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& ba
   }
   return rb;
 }
+// The same in boards mode (every board of each unit, as a worker makes them).
+proto::ResultBatch boards_answer(const core::UnitPlan& plan, const proto::WorkBatch& batch) {
+  proto::ResultBatch rb{batch.batch_id, {}};
+  for (const auto& u : batch.units) {
+    proto::UnitResult r;
+    r.id = u.id;
+    r.solutions = core::append_unit_boards(plan, u, core::BoardSet::all, r.boards, r.class_sizes).solutions;
+    r.check = proto::result_check(r);
+    rb.results.push_back(r);
+  }
+  return rb;
+}
 const auto kNoSkip = [](std::uint64_t) { return false; };
 // accept() takes the batch by reference (it keeps only the results accepted now); a copy here.
 std::vector<core::WorkUnit> give(Scheduler& s, int worker, proto::ResultBatch rb) { return s.accept(worker, rb); }
@@ -175,6 +187,30 @@ TEST(Scheduler, EstimatesTheWorkInFlightPerWorkerFromTheResultsSeconds) {
   EXPECT_EQ(sched.seconds_in_flight(3), 0.0);
   sched.worker_lost(2);
   EXPECT_EQ(sched.seconds_in_flight(2), 0.0);
+}
+
+TEST(Scheduler, AWorkerKeepsThreadsPlusOneBatchesAndInCountModeMoreWhileUnitsAreCheap) {
+  for (const core::Mode mode : {core::Mode::count, core::Mode::boards}) {
+    SCOPED_TRACE(mode == core::Mode::count ? "count" : "boards");
+    const core::UnitPlan plan(12, 3);
+    proto::JobSpec job = spec(12, 3);
+    job.params.mode = mode;
+    Scheduler sched(plan, job, kNoSkip, plan.size(), 2, 1);   // a unit a batch
+    ASSERT_GT(plan.size(), 200u);
+    sched.set_threads(1, 2);
+    std::vector<proto::WorkBatch> sent;
+    while (sched.wants_batch(1)) sent.push_back(*sched.next_batch(1));
+    EXPECT_EQ(sent.size(), 3u);   // no estimate yet: threads + 1
+    // One result that took no time: count mode tops the worker up by the estimate (up to 64
+    // batches a thread); boards mode only back to threads + 1, whatever the estimate says.
+    auto rb = mode == core::Mode::boards ? boards_answer(plan, sent[0]) : answer(plan, sent[0]);
+    for (auto& r : rb.results) r.seconds = 1e-9;
+    ASSERT_EQ(give(sched, 1, rb).size(), 1u);
+    std::size_t more = 0;
+    while (sched.wants_batch(1) && sched.next_batch(1)) ++more;
+    EXPECT_EQ(sched.batches_in_flight(1), mode == core::Mode::boards ? 3u : 128u);
+    EXPECT_EQ(more, sched.batches_in_flight(1) - 2);
+  }
 }
 
 TEST(Scheduler, ASilentWorkerIsStalledItsBatchesGoElsewhereAndItsLateResultsAreDropped) {
