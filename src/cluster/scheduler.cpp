@@ -254,6 +254,11 @@ void Scheduler::worker_lost(int worker) {
 
 void Scheduler::set_threads(int worker, int threads) { threads_[worker] = std::max(1, threads); }
 
+int Scheduler::threads_of(int worker) const {
+  const auto t = threads_.find(worker);
+  return t == threads_.end() ? 1 : t->second;
+}
+
 void Scheduler::heard_from(int worker, double now) {
   last_heard_[worker] = std::max(last_heard_[worker], now);
   lost_.erase(worker);
@@ -265,8 +270,7 @@ std::size_t Scheduler::batches_in_flight(int worker) const {
 }
 
 bool Scheduler::wants_batch(int worker) const {
-  const auto t = threads_.find(worker);
-  const std::size_t threads = t == threads_.end() ? 1 : static_cast<std::size_t>(t->second);
+  const auto threads = static_cast<std::size_t>(threads_of(worker));
   const std::size_t in_flight = batches_in_flight(worker);
   if (in_flight < threads + 1) return true;
   if (job_.params.boards_mode()) return false;
@@ -281,8 +285,7 @@ std::vector<int> Scheduler::stalled(double now, double min_seconds, double facto
   for (const auto& [id, b] : in_flight_) {   // in id order: the order the worker queues them
     const std::uint64_t units = ahead[b.worker] += b.units.size();
     if (std::ranges::find(out, b.worker) != out.end()) continue;
-    const auto t = threads_.find(b.worker);
-    const double threads = t == threads_.end() ? 1.0 : t->second;
+    const double threads = threads_of(b.worker);
     const double expected = units_timed_ ? static_cast<double>(units) * mean / threads + mean : min_seconds;
     const auto heard = last_heard_.find(b.worker);
     const double silent = now - (heard == last_heard_.end() ? b.sent : heard->second);

@@ -139,6 +139,7 @@ class Scheduler {
   };
   bool take_unit(core::WorkUnit& u);
   void land(std::map<std::uint64_t, InFlight>::iterator it);   // the batch leaves the in-flight set
+  int threads_of(int worker) const;   // set_threads', 1 if never set
   void requeue(const core::WorkUnit& u);
   bool audit(int worker, const proto::UnitResult& r, const core::WorkUnit& u);
   void check(const InFlight& batch, const proto::ResultBatch& results,

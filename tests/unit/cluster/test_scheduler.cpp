@@ -31,16 +31,18 @@ proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& ba
   }
   return rb;
 }
-// The same in boards mode (every board of each unit, as a worker makes them).
+// A unit's result in boards mode, as a worker makes it.
+proto::UnitResult boards_result(const core::UnitPlan& plan, const core::WorkUnit& u, core::BoardSet set) {
+  proto::UnitResult r;
+  r.id = u.id;
+  r.solutions = core::append_unit_boards(plan, u, set, r.boards, r.class_sizes).solutions;
+  r.check = proto::result_check(r);
+  return r;
+}
+// answer() in boards mode (every board).
 proto::ResultBatch boards_answer(const core::UnitPlan& plan, const proto::WorkBatch& batch) {
   proto::ResultBatch rb{batch.batch_id, {}};
-  for (const auto& u : batch.units) {
-    proto::UnitResult r;
-    r.id = u.id;
-    r.solutions = core::append_unit_boards(plan, u, core::BoardSet::all, r.boards, r.class_sizes).solutions;
-    r.check = proto::result_check(r);
-    rb.results.push_back(r);
-  }
+  for (const auto& u : batch.units) rb.results.push_back(boards_result(plan, u, core::BoardSet::all));
   return rb;
 }
 const auto kNoSkip = [](std::uint64_t) { return false; };
@@ -510,16 +512,9 @@ TEST(Audit, DifferentBoardsWithTheSameCountAreAMismatch) {
   job.params.mode = core::Mode::boards;
   job.params.boards = core::BoardSet::classes;
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 1, {1.0, 2, 3});
-  auto boards_of = [&](const core::WorkUnit& u) {
-    proto::UnitResult r;
-    r.id = u.id;
-    r.solutions = core::append_unit_boards(plan, u, core::BoardSet::classes, r.boards, r.class_sizes).solutions;
-    r.check = proto::result_check(r);
-    return r;
-  };
   // Find a unit with at least two boards; answer it from worker 1, then worker 2 drops one.
   for (auto b = sched.next_batch(1); b; b = sched.next_batch(1)) {
-    auto r = boards_of(b->units[0]);
+    auto r = boards_result(plan, b->units[0], core::BoardSet::classes);
     proto::ResultBatch rb{b->batch_id, {r}};
     sched.accept(1, rb);
     auto copy = *sched.next_batch(2, true);
