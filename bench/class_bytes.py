@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--rows", type=int, default=0, help="the first ROWS boards only")
     args = ap.parse_args()
     with h5py.File(args.file, "r") as f:
+        if "boards/solutions" not in f:
+            sys.exit(f"class_bytes: {args.file} holds no boards (write one with --mode boards)")
         rows = args.rows or f["boards/solutions"].shape[0]
         boards = f["boards/solutions"][:rows]
         unit = f["boards/unit"][:rows]
