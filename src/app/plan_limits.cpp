@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 #include "app/exit_codes.h"
+#include "core/known_counts.h"
 #include "store/unit_record.h"
 
 namespace nq::app {
@@ -113,7 +114,47 @@ enum class Known { counted, estimated, more_than };
   throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
 }
 
+// The first depth after `plan`'s whose units hold at most the boards limit on average (N if
+// none before it does: a unit of depth N is one board), with its unit count.
+std::pair<int, std::uint64_t> first_boards_depth(int n, core::BoardSet set, core::Symmetry symmetry, int from,
+                                                 const core::StopFn& stop) {
+  for (int d = from;; ++d) {
+    const std::uint64_t units = core::UnitPlan(n, d, symmetry).count_up_to(kMaxPlanUnits, stop);
+    if (d >= n || mean_unit_board_bytes(n, set, units) <= kMaxMeanUnitBoardBytes) return {d, units};
+  }
+}
+
+std::string mebibytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", bytes / (1 << 20));
+  return buf;
+}
+
 }  // namespace
+
+double mean_unit_board_bytes(int n, core::BoardSet set, std::uint64_t units) {
+  const auto known = core::known_counts(n);
+  if (!known || units == 0) return 0;
+  const double boards = static_cast<double>(set == core::BoardSet::classes ? known->unique : known->total);
+  return boards * n / static_cast<double>(units);
+}
+
+int default_boards_depth(int n, core::BoardSet set, core::Symmetry symmetry, const core::StopFn& stop) {
+  return first_boards_depth(n, set, symmetry, core::default_run_depth(n, symmetry, stop), stop).first;
+}
+
+void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint64_t units, const core::StopFn& stop) {
+  const double mean = mean_unit_board_bytes(plan.n(), set, units);
+  if (mean <= kMaxMeanUnitBoardBytes) return;
+  const auto [depth, deeper_units] = first_boards_depth(plan.n(), set, plan.symmetry(), plan.depth() + 1, stop);
+  throw ExitError(kUsage, "boards mode holds each unit's boards in memory (its worker builds them, the master checks them): the plan (N = " +
+                              std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ", symmetry " +
+                              core::to_string(plan.symmetry()) + ") has " + with_commas(units) + " units; storing " +
+                              (set == core::BoardSet::classes ? "one board per class" : "every board") + ", a unit holds " +
+                              mebibytes(mean) + " of boards on average, over the limit of " +
+                              mebibytes(kMaxMeanUnitBoardBytes) + " (the largest units hold up to ~80x the mean): use --depth " +
+                              std::to_string(depth) + " (" + with_commas(deeper_units) + " units)");
+}
 
 // The README's Limits table quotes these sizes: update it with them.
 static_assert(sizeof(store::UnitRecord) == 88 && sizeof(core::WorkUnit) == 48, "README, Limits: per-unit bytes");

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include "core/boards.h"
 #include "core/stop.h"
 #include "core/units.h"
 
@@ -30,6 +31,28 @@ struct PlanCost {
 PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();
+
+// Boards mode: a worker builds each unit's boards whole and the master checks them whole, so the
+// largest unit of the plan bounds a rank's memory. Largest units hold up to ~80x the plan's mean
+// (full symmetry, exact per-unit counts: N = 18 depth 1 11x, N = 19 depth 2 53x, N = 20 depth 2
+// 58x and depth 3 76x; mirror and none ~3x), so a boards plan is kept to this mean of board bytes
+// (N a board) per unit: ~64 MiB for the largest unit. N = 20 all at depth 2 (the run default)
+// has a mean of 6.3 MiB and a largest unit of 385 MB; at depth 3, 0.68 MiB and 54 MB.
+inline constexpr double kMaxMeanUnitBoardBytes = 0.8 * (1 << 20);
+
+// The mean bytes of boards per unit of a boards run of `set` at board size n over `units` units:
+// the published count of the set (every board, or one per class) times n bytes, over the units;
+// 0 where nothing is published (boards mode stops at N = 20, well inside the table).
+double mean_unit_board_bytes(int n, core::BoardSet set, std::uint64_t units);
+
+// The default depth of a boards run: the first depth from core::default_run_depth on whose plan
+// a unit holds at most kMaxMeanUnitBoardBytes on average. Depends on N, the set and the symmetry
+// only, so a rerun resumes the same plan. Polls `stop`.
+int default_boards_depth(int n, core::BoardSet set, core::Symmetry symmetry, const core::StopFn& stop);
+
+// Throws ExitError(kUsage) if the boards run of `set` on `plan` (of `units` units) holds more than
+// kMaxMeanUnitBoardBytes a unit on average, naming the mean, the limit and a depth that passes.
+void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint64_t units, const core::StopFn& stop);
 
 // The exact unit count of `plan`, after checking the plan against the limits: first on its
 // estimate (core::estimate_sizes, well under a second), which refuses a plan that is clearly

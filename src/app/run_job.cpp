@@ -186,12 +186,15 @@ void MasterSession::prepare_plan() {
   // The plan before any file is created or changed: one that cannot run is refused here.
   const auto stop = stop_on_signal();
   core::JobParams& p = c_.params;
-  if (!p.depth) p.depth = core::default_run_depth(p.n, p.symmetry, stop);
+  if (!p.depth)
+    p.depth = p.boards_mode() ? default_boards_depth(p.n, p.boards, p.symmetry, stop)
+                              : core::default_run_depth(p.n, p.symmetry, stop);
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
     std::cerr << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units
               << std::defaultfloat << ", depth " << p.depth << ")\n";
   });
+  if (p.boards_mode()) check_boards_plan(*plan_, p.boards, units_total_, stop);
   units_in_shard_ = p.shard.size(units_total_);
   // The table the limits allowed for, at once (pages are only used as it fills): no doubling
   // while it grows, and a machine that cannot hold it says so now, not hours into the run.

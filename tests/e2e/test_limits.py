@@ -88,6 +88,37 @@ def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
     assert p.stdout == ""
 
 
+BOARDS_REFUSAL = re.compile(r"nqueens: error: boards mode holds each unit's boards in memory .*the plan "
+                            r"\(N = (\d+), depth (\d+), symmetry (\w+)\) has ([\d,]+) units; storing every board, "
+                            r"a unit holds ([\d.]+) MiB of boards on average, over the limit of 0.80 MiB "
+                            r".*: use --depth (\d+) \(([\d,]+) units\)")
+
+
+@pytest.mark.parametrize("ranks", [None, 2])
+def test_a_boards_plan_whose_units_hold_too_many_boards_is_refused_naming_a_depth_that_works(workdir, ranks):
+    # N = 15, no symmetry, depth 1: 15 units of 2,279,184 boards in all, 2.17 MiB a unit on
+    # average (a worker builds a unit's boards whole): refused before any file; the depth it
+    # names runs, and stores every board.
+    out = workdir / "results" / "b15.h5"
+    args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "none", "--out", out]
+    p = run(args + ["--depth", 1], ranks=ranks, timeout=120)
+    assert p.returncode == EXIT["usage"], p.stderr
+    m = BOARDS_REFUSAL.search(p.stderr)
+    assert m, p.stderr
+    assert (m.group(1), m.group(2), m.group(3), m.group(4)) == ("15", "1", "none", "15")
+    assert float(m.group(5)) == pytest.approx(KNOWN[15]['total'] * 15 / 15 / 2 ** 20, abs=0.01)
+    assert not (workdir / "results").exists()   # refused before any file or directory was created
+    depth_ok = int(m.group(6))
+    assert depth_ok == 2
+    p = run(args + ["--depth", depth_ok], ranks=2, timeout=300)
+    assert p.returncode == EXIT["ok"], p.stderr
+    a = attrs(out)
+    assert int(a["depth"]) == depth_ok and int(a["units_total"]) == int(m.group(7).replace(",", ""))
+    assert int(a["total"]) == KNOWN[15]['total']
+    with h5py.File(out) as f:
+        assert f["boards/solutions"].shape == (KNOWN[15]['total'], 15)
+
+
 def term_when(proc, ready, pid=None):
     """Waits for ready() (which raises if the moment does not come), then stops the process
     (`pid`, default the one started), queues SIGTERM and continues it. Returns the seconds from
