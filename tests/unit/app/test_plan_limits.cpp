@@ -79,8 +79,9 @@ TEST(BoardsPlan, TheDefaultDepthIsTheRunDefaultWhereItsUnitsAreSmallAndDeeperWhe
       for (const auto set : {BoardSet::all, BoardSet::classes}) {
         const int d = app::default_boards_depth(n, set, s, {});
         EXPECT_LE(app::mean_unit_board_bytes(n, set, units_of(n, d, s)), app::kMaxMeanUnitBoardBytes) << n;
-        if (d > core::default_run_depth(n, s))
+        if (d > core::default_run_depth(n, s)) {
           EXPECT_GT(app::mean_unit_board_bytes(n, set, units_of(n, d - 1, s)), app::kMaxMeanUnitBoardBytes) << n;
+        }
       }
 }
 
