@@ -27,9 +27,9 @@ inline constexpr std::size_t kFrameHeaderBytes = 24;
 inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{64} << 20;   // 64 MiB
 
 // The parts of `encoded` (the bytes of encode(ResultBatch)), each at most max_bytes long
-// (header included; max_bytes > kFrameHeaderBytes).
-std::vector<std::string> frame_parts(std::uint64_t batch_id, std::string_view encoded,
-                                     std::size_t max_bytes);
+// (header included; max_bytes > kFrameHeaderBytes). A batch of one part is sent from the
+// encoding's own buffer (moved in: no second copy of a boards batch).
+std::vector<std::string> frame_parts(std::uint64_t batch_id, std::string encoded, std::size_t max_bytes);
 
 // Joins the parts of one sender's batches. feed() returns a Frame when a batch is complete or
 // when a message cannot belong to one (too short, parts out of order, a bad hash).
@@ -40,7 +40,8 @@ class Reassembler {
     std::string bytes;                       // the encoded batch when ok
     std::string error;                       // empty: ok
   };
-  std::optional<Frame> feed(std::string_view message);
+  // A batch of one part keeps the message's own buffer (moved in: no copy of its bytes).
+  std::optional<Frame> feed(std::string message);
   std::size_t open_batches() const { return open_.size(); }
 
  private:

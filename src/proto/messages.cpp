@@ -42,9 +42,23 @@ namespace {
 
 constexpr auto kFlags = boost::archive::no_header | boost::archive::no_tracking;
 
+// A read-only stream buffer over bytes that stay alive while it is read: the archive decodes a
+// message in place, not from a copy (a boards batch's message is tens of MB).
+class ViewBuffer : public std::streambuf {
+ public:
+  explicit ViewBuffer(std::string_view bytes) {
+    char* p = const_cast<char*>(bytes.data());   // only read: no put area, no putback
+    setg(p, p, p + bytes.size());
+  }
+};
+
+// `reserve`: about the bytes the encoding takes, given to the stream up front so that a boards
+// batch is written into one buffer instead of one that doubles (and is copied) as it grows.
 template <class T>
-std::string encode_message(const T& m) {
-  std::ostringstream out;
+std::string encode_message(const T& m, std::size_t reserve = 0) {
+  std::string buffer;
+  buffer.reserve(reserve);
+  std::ostringstream out(std::move(buffer));
   {
     boost::archive::binary_oarchive ar(out, kFlags);
     const std::uint32_t version = kProtocolVersion;
@@ -57,7 +71,8 @@ template <class T>
 T decode_message(std::string_view bytes, const char* what) {
   T m{};
   try {
-    std::istringstream in{std::string(bytes)};
+    ViewBuffer view(bytes);
+    std::istream in(&view);
     boost::archive::binary_iarchive ar(in, kFlags);
     std::uint32_t version = 0;
     ar >> version;
@@ -107,7 +122,13 @@ std::uint64_t result_check(const UnitResult& r) {
 
 std::string encode(const JobSpec& m) { return encode_message(m); }
 std::string encode(const WorkBatch& m) { return encode_message(m); }
-std::string encode(const ResultBatch& m) { return encode_message(m); }
+std::string encode(const ResultBatch& m) {
+  // The archive's fixed fields take a few bytes each: 64 a batch and 128 a unit are ample, and
+  // leave room for the frame header that frame_parts puts in front of a one-part batch.
+  std::size_t bytes = 64;
+  for (const UnitResult& r : m.results) bytes += 128 + r.boards.size() + r.class_sizes.size();
+  return encode_message(m, bytes);
+}
 JobSpec decode_job(std::string_view b) { return decode_message<JobSpec>(b, "job spec"); }
 WorkBatch decode_work(std::string_view b) { return decode_message<WorkBatch>(b, "work batch"); }
 ResultBatch decode_results(std::string_view b) { return decode_message<ResultBatch>(b, "result batch"); }

@@ -81,7 +81,7 @@ TEST(Frames, AGarbledOrMissingPartIsReportedWithItsBatch) {
   }
   {
     proto::Reassembler r;
-    const auto f = r.feed(std::string_view(parts[0]).substr(0, 10));
+    const auto f = r.feed(parts[0].substr(0, 10));
     ASSERT_TRUE(f);
     EXPECT_FALSE(f->batch_id);
     EXPECT_NE(f->error.find("shorter than its header"), std::string::npos);
