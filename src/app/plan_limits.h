@@ -34,10 +34,11 @@ PlanCost count_cost();
 
 // Boards mode: a worker builds each unit's boards whole and the master checks them whole, so the
 // largest unit of the plan bounds a rank's memory. Largest units hold up to ~80x the plan's mean
-// (full symmetry, exact per-unit counts: N = 18 depth 1 11x, N = 19 depth 2 53x, N = 20 depth 2
-// 58x and depth 3 76x; mirror and none ~3x), so a boards plan is kept to this mean of board bytes
-// (N a board) per unit: ~64 MiB for the largest unit. N = 20 all at depth 2 (the run default)
-// has a mean of 6.3 MiB and a largest unit of 385 MB; at depth 3, 0.68 MiB and 54 MB.
+// (exact per-unit counts, full symmetry: N = 18 depth 1 11x, N = 19 depth 2 53x, N = 20 depth 2
+// 58x and depth 3 76x, N = 10-16 8-31x; mirror and none 2-21x), so a boards plan is kept to this
+// mean of board bytes (N a board) per unit: ~64 MiB for the largest unit. N = 20 all at depth 2
+// (the run default) has a mean of 6.3 MiB and a largest unit of 385 MB; at depth 3, 0.68 MiB and
+// 54 MB.
 inline constexpr double kMaxMeanUnitBoardBytes = 0.8 * (1 << 20);
 
 // The mean bytes of boards per unit of a boards run of `set` at board size n over `units` units:
