@@ -74,7 +74,11 @@ void inject_batch_fault(proto::ResultBatch& batch, int n) {
       }
       if (f->kind == "repeat-board") {   // the last board becomes the first again: valid, a repeat
         const auto w = static_cast<std::size_t>(n);
-        if (r.boards.size() >= 2 * w) std::copy_n(r.boards.begin(), w, r.boards.end() - static_cast<std::ptrdiff_t>(w));
+        if (r.boards.size() >= 2 * w) {
+          std::copy_n(r.boards.begin(), w, r.boards.end() - static_cast<std::ptrdiff_t>(w));
+          // class mode: with its class size, so that only the repeat itself is wrong
+          if (!r.class_sizes.empty()) r.class_sizes.back() = r.class_sizes.front();
+        }
         r.check = proto::result_check(r);   // consistent: only the master's board check can see it
       }
       if (f->kind == "duplicate") {
