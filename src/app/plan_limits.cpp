@@ -120,7 +120,7 @@ std::pair<int, std::uint64_t> first_boards_depth(int n, core::BoardSet set, core
                                                  const core::StopFn& stop) {
   for (int d = from;; ++d) {
     const std::uint64_t units = core::UnitPlan(n, d, symmetry).count_up_to(kMaxPlanUnits, stop);
-    if (d >= n || mean_unit_board_bytes(n, set, units) <= kMaxMeanUnitBoardBytes) return {d, units};
+    if (d >= n || mean_unit_board_bytes(n, set, symmetry, units) <= kMaxMeanUnitBoardBytes) return {d, units};
   }
 }
 
@@ -132,10 +132,12 @@ std::string mebibytes(double bytes) {
 
 }  // namespace
 
-double mean_unit_board_bytes(int n, core::BoardSet set, std::uint64_t units) {
+double mean_unit_board_bytes(int n, core::BoardSet set, core::Symmetry symmetry, std::uint64_t units) {
   const auto known = core::known_counts(n);
   if (!known || units == 0) return 0;
-  const double boards = static_cast<double>(set == core::BoardSet::classes ? known->unique : known->total);
+  const double boards = set == core::BoardSet::classes
+                            ? static_cast<double>(known->unique)
+                            : static_cast<double>(known->total) / core::usual_multiplicity(symmetry);
   return boards * n / static_cast<double>(units);
 }
 
@@ -144,14 +146,15 @@ int default_boards_depth(int n, core::BoardSet set, core::Symmetry symmetry, con
 }
 
 void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint64_t units, const core::StopFn& stop) {
-  const double mean = mean_unit_board_bytes(plan.n(), set, units);
+  const double mean = mean_unit_board_bytes(plan.n(), set, plan.symmetry(), units);
   if (mean <= kMaxMeanUnitBoardBytes) return;
   const auto [depth, deeper_units] = first_boards_depth(plan.n(), set, plan.symmetry(), plan.depth() + 1, stop);
-  throw ExitError(kUsage, "boards mode holds each unit's boards in memory (its worker builds them, the master checks them): the plan (N = " +
+  throw ExitError(kUsage, "boards mode holds each unit's result in memory (its worker builds it, the master checks it): the plan (N = " +
                               std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ", symmetry " +
                               core::to_string(plan.symmetry()) + ") has " + with_commas(units) + " units; storing " +
-                              (set == core::BoardSet::classes ? "one board per class" : "every board") + ", a unit holds " +
-                              mebibytes(mean) + " of boards on average, over the limit of " +
+                              (set == core::BoardSet::classes ? "one board per class, a unit's result holds "
+                                                              : "every board, a unit's result (its completions) holds ") +
+                              mebibytes(mean) + " on average, over the limit of " +
                               mebibytes(kMaxMeanUnitBoardBytes) + " (the largest units hold up to ~80x the mean): use --depth " +
                               std::to_string(depth) + " (" + with_commas(deeper_units) + " units)");
 }

@@ -32,19 +32,22 @@ PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();
 
-// Boards mode: a worker builds each unit's boards whole and the master checks them whole, so the
-// largest unit of the plan bounds a rank's memory. Largest units hold up to ~80x the plan's mean
-// (exact per-unit counts, full symmetry: N = 18 depth 1 11x, N = 19 depth 2 53x, N = 20 depth 2
-// 58x and depth 3 76x, N = 10-16 8-31x; mirror and none 2-21x), so a boards plan is kept to this
-// mean of board bytes (N a board) per unit: ~64 MiB for the largest unit. N = 20 all at depth 2
-// (the run default) has a mean of 6.3 MiB and a largest unit of 385 MB; at depth 3, 0.68 MiB and
-// 54 MB.
+// Boards mode: a worker builds each unit's result whole and the master checks it whole, so the
+// largest unit of the plan bounds a rank's memory. A result holds N bytes a board it sends:
+// storing every board, the unit's completions (the master makes their images as it writes the
+// file: 1/8 of the boards in full plans); one per class, its class boards (the worker also holds
+// the unit's completions, about as many in full plans). Largest units hold up to ~80x the
+// plan's mean (exact per-unit counts of completions, full symmetry: N = 18 depth 1 11x, N = 19
+// depth 2 53x, N = 20 depth 2 58x and depth 3 76x, N = 10-16 8-31x; mirror and none 2-21x), so
+// a boards plan is kept to this mean of result bytes per unit: ~64 MiB for the largest unit.
+// N = 20 all at depth 2 (the run default): a mean of 0.79 MiB and a largest unit of 48 MB.
 inline constexpr double kMaxMeanUnitBoardBytes = 0.8 * (1 << 20);
 
-// The mean bytes of boards per unit of a boards run of `set` at board size n over `units` units:
-// the published count of the set (every board, or one per class) times n bytes, over the units;
-// 0 where nothing is published (boards mode stops at N = 20, well inside the table).
-double mean_unit_board_bytes(int n, core::BoardSet set, std::uint64_t units);
+// The mean bytes per unit of the results of a boards run of `set` at board size n over `units`
+// units of a `symmetry` plan: the published count of the set (one per class: the unique count;
+// every board: the completions, the total over core::usual_multiplicity) times n bytes, over the
+// units; 0 where nothing is published (boards mode stops at N = 20, well inside the table).
+double mean_unit_board_bytes(int n, core::BoardSet set, core::Symmetry symmetry, std::uint64_t units);
 
 // The default depth of a boards run: the first depth from core::default_run_depth on whose plan
 // a unit holds at most kMaxMeanUnitBoardBytes on average. Depends on N, the set and the symmetry

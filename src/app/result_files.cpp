@@ -43,17 +43,30 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
   info.matches_known = core::known_match(info.params.n, info.total, info.unique);
 }
 
-BoardSource journal_board_source(const store::Journal& journal, int n, std::uint64_t units_total) {
-  return [&journal, n, units_total](const BoardSink& sink) {
+BoardSource journal_board_source(const store::Journal& journal, const core::UnitPlan& plan, core::BoardSet set,
+                                 std::uint64_t units_total) {
+  return [&journal, &plan, set, units_total](const BoardSink& sink) {
+    const auto n = static_cast<std::size_t>(plan.n());
     std::vector<std::uint64_t> ids;
+    std::vector<std::uint8_t> images;
     std::vector<bool> streamed(units_total, false);   // a unit journaled twice counts once
-    journal.for_each_record([&](const store::UnitRecord& u, std::span<const std::uint8_t> boards,
+    journal.for_each_record([&](const store::UnitRecord& r, std::span<const std::uint8_t> boards,
                                 std::span<const std::uint8_t> class_sizes) {
-      if (u.id >= units_total || streamed[u.id]) return;
-      streamed[u.id] = true;
+      if (r.id >= units_total || streamed[r.id]) return;
+      streamed[r.id] = true;
       if (boards.empty()) return;
-      ids.assign(class_sizes.empty() ? boards.size() / static_cast<std::size_t>(n) : class_sizes.size(), u.id);
-      sink(boards, class_sizes, ids);
+      if (set == core::BoardSet::classes) {
+        ids.assign(class_sizes.size(), r.id);
+        sink(boards, class_sizes, ids);
+        return;
+      }
+      const core::WorkUnit u{r.id, r.multiplicity, r.placement};
+      for (std::size_t at = 0; at < boards.size(); at += kImagePiece * n) {
+        images.clear();
+        core::append_unit_images(plan, u, boards.subspan(at, std::min(kImagePiece * n, boards.size() - at)), images);
+        ids.assign(images.size() / n, r.id);
+        sink(images, {}, ids);
+      }
     });
   };
 }

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "core/boards.h"
 #include "core/stop.h"
 #include "store/journal.h"
 #include "store/result_file.h"
@@ -26,8 +27,12 @@ void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>&
 using BoardSink = std::function<void(std::span<const std::uint8_t>, std::span<const std::uint8_t>,
                                      std::span<const std::uint64_t>)>;
 using BoardSource = std::function<void(const BoardSink&)>;
-// Boards of every journal record, each unit once (the first record of a unit id wins).
-BoardSource journal_board_source(const store::Journal& journal, int n, std::uint64_t units_total);
+// The stored boards of every journal record of `plan`'s units, each unit once (the first record
+// of a unit id wins): class mode as journaled; all mode each completion followed by its images
+// (core::append_unit_images), made here in pieces of at most kImagePiece completions.
+inline constexpr std::size_t kImagePiece = 1 << 15;
+BoardSource journal_board_source(const store::Journal& journal, const core::UnitPlan& plan, core::BoardSet set,
+                                 std::uint64_t units_total);
 BoardSource no_boards();
 
 // Writes `path` atomically: units sorted by id, boards streamed from `boards`. Polls `stop`

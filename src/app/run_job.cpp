@@ -344,7 +344,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
       // being written): OUT stays as it was, the journal has every finished unit.
-      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, c_.params.n, units_total_),
+      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, *plan_, c_.params.boards, units_total_),
                         stop_on_new_signal());
       facts.file = FileWrite::written;
     } catch (const store::WriteError& e) {

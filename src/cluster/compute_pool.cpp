@@ -74,7 +74,7 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   const auto t0 = std::chrono::steady_clock::now();
   core::SearchStats st;
   if (job_.params.boards_mode()) {
-    st = core::append_unit_boards(plan_, u, job_.params.boards, r.boards, r.class_sizes);
+    st = core::append_unit_results(plan_, u, job_.params.boards, r.boards, r.class_sizes);
   } else {
     st = plan_.count(u);
   }

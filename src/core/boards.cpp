@@ -337,6 +337,28 @@ SearchStats append_completions(const RowSearch& s, std::vector<Column>& out) {
   return scalar_completions(s, out);
 }
 
+void append_unit_images(const UnitPlan& plan, const WorkUnit& u, std::span<const Column> completions,
+                        std::vector<Column>& out) {
+  const UnitPlan::Images im = plan.image_symmetries(u);
+  const auto n = static_cast<std::size_t>(plan.n());
+  std::size_t at = out.size();
+  out.resize(at + completions.size() * static_cast<std::size_t>(im.count));
+  for (std::size_t j = 0; j < completions.size(); j += n) {
+    const BoardView b = completions.subspan(j, n);
+    for (int i = 0; i < im.count; ++i, at += n) transform_into(b, im.symmetries[i], out.data() + at);
+  }
+}
+
+SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                               std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes) {
+  if (set == BoardSet::classes) return append_unit_results(plan, u, set, boards, class_sizes);
+  thread_local std::vector<Column> completions;
+  completions.clear();
+  const SearchStats st = append_unit_results(plan, u, set, completions, class_sizes);
+  append_unit_images(plan, u, completions, boards);
+  return st;
+}
+
 // Class mode. Every completion b of a unit comes with its images g(b), g in the unit's image
 // symmetries G (UnitPlan::image_symmetries): a group of boards of one class, and every board of
 // the plan is in exactly one group, so the class's canonical (smallest) board is in exactly one
@@ -345,24 +367,13 @@ SearchStats append_completions(const RowSearch& s, std::vector<Column>& out) {
 // the symmetries K0 reaching the smallest can give the canonical board, and it is in b's group
 // only if it is g(b) for some g in G and K0. Usually K0 has one symmetry h: every completion
 // emits h(b) (h in G) or none does (the unit is then only counted).
-SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
-                               std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes) {
+SearchStats append_unit_results(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                                std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes) {
   const RowSearch s = plan.checked_search(u);
+  if (set == BoardSet::all) return append_completions(s, boards);
   const UnitPlan::Images im = plan.image_symmetries(u);
   const auto n = static_cast<std::size_t>(plan.n());
   thread_local std::vector<Column> completions;
-  if (set == BoardSet::all) {
-    if (im.count == 1) return append_completions(s, boards);
-    completions.clear();
-    const SearchStats st = append_completions(s, completions);
-    std::size_t at = boards.size();
-    boards.resize(at + completions.size() * static_cast<std::size_t>(im.count));
-    for (std::size_t j = 0; j < completions.size(); j += n) {
-      const BoardView b(completions.data() + j, n);
-      for (int i = 0; i < im.count; ++i, at += n) transform_into(b, im.symmetries[i], boards.data() + at);
-    }
-    return st;
-  }
   // The class boards in buckets by the symmetry k that gives them from their completion (the
   // smallest such k of G), each bucket in the completions' order, the buckets in order of k: a
   // bucket's boards are one symmetry's images of lexicographically ordered completions, so each
@@ -420,14 +431,13 @@ std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUni
   const auto n = static_cast<std::size_t>(plan.n());
   const std::size_t k = boards.size() / n;
   const bool all = set == BoardSet::all;
-  if (boards.size() % n || (all && k != u.multiplicity * solutions) || (!all && class_sizes.size() != k))
+  if (boards.size() % n || (all && k != solutions) || (!all && class_sizes.size() != k))
     return "reports " + std::to_string(solutions) + " solutions but sends " + std::to_string(k) + " boards" +
            (all ? "" : " and " + std::to_string(class_sizes.size()) + " class sizes");
   const UnitPlan::Images im = plan.image_symmetries(u);
   const auto bad = [&](std::size_t i, const std::string& what) {
     return "board " + std::to_string(i) + " " + to_columns(boards.subspan(i * n, n)) + " " + what;
   };
-  const std::size_t step = all ? static_cast<std::size_t>(im.count) : 1;
   Column image[kMaxN];
   const BoardView view(image, n);
   // Class mode: b must be h(c) for a completion c of the unit and h in its symmetries G, and no
@@ -463,18 +473,13 @@ std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUni
   };
   Column completion[2][kMaxN];   // class mode: this board's and the previous board's
   int bucket[2] = {};            // and their symmetries
-  for (std::size_t i = 0; i < k; i += step) {
+  for (std::size_t i = 0; i < k; ++i) {
     const BoardView b = boards.subspan(i * n, n);
     if (!is_solution(b)) return bad(i, "is not a solution");
-    if (all) {   // a completion of the unit, later than the previous one, followed by its images
+    if (all) {   // a completion of the unit, later than the previous one
       if (!fills_placement(b, u.placement)) return bad(i, "is not a completion of the unit's pre-placement");
-      if (i && !std::ranges::lexicographical_compare(boards.subspan((i - step) * n, n), b))
+      if (i && !std::ranges::lexicographical_compare(boards.subspan((i - 1) * n, n), b))
         return bad(i, "does not follow the unit's previous completion in lexicographic order (a repeat?)");
-      for (std::size_t j = 1; j < step; ++j) {
-        transform_into(b, im.symmetries[j], image);
-        if (!std::ranges::equal(view, boards.subspan((i + j) * n, n)))
-          return bad(i + j, "is not image " + std::to_string(im.symmetries[j]) + " of the completion before it");
-      }
       continue;
     }
     if (class_sizes[i] != solution_class_size(b))

@@ -33,18 +33,35 @@ SearchStats visit_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet 
 
 // The boards of unit `u` under `set`, appended to `boards` (n columns a board) and, in class
 // mode, their class sizes to `class_sizes` (left alone in all mode): the boards, order and stats
-// of visit_unit_boards, made for throughput (no call per board): the completions by
-// append_completions; their images by one loop per symmetry; in class mode the canonical image
-// found from the unit's border (see boards.cpp), and units that hold no canonical board only
-// counted. Throws std::invalid_argument as UnitPlan::count does.
+// of visit_unit_boards, made for throughput (no call per board). Equal to append_unit_results
+// followed, in all mode, by append_unit_images. Throws std::invalid_argument as UnitPlan::count
+// does.
 SearchStats append_unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
                                std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes);
 
-// The master's check of the boards a worker sent for unit `u` (claiming `solutions`
-// completions): what append_unit_boards gives, as far as it can be seen without searching.
-//   all:   multiplicity * solutions boards in groups of multiplicity: a group's first board is a
-//          solution completing the unit's pre-placement, later than the previous group's in
-//          lexicographic order, and the others are its images under image_symmetries(u);
+// What a worker computes for unit `u`, sends, and the master journals: the unit's boards in the
+// form the master checks (check_unit_boards).
+//   all:   the unit's completions, in lexicographic order (append_completions): its boards are
+//          each completion followed by its images under image_symmetries(u), which the master
+//          makes where it stores them (append_unit_images), so a result carries
+//          1/multiplicity of the unit's board bytes;
+//   class: the unit's boards as stored, with their class sizes: the canonical image found from
+//          the unit's border (see boards.cpp); units that hold no canonical board only counted.
+// Throws std::invalid_argument as UnitPlan::count does.
+SearchStats append_unit_results(const UnitPlan& plan, const WorkUnit& u, BoardSet set,
+                                std::vector<Column>& boards, std::vector<std::uint8_t>& class_sizes);
+
+// All mode: the stored boards of completions of unit `u` (n columns each, as append_unit_results
+// gives them, or any run of them), appended to `out`: each completion followed by its images
+// under image_symmetries(u), by one loop per symmetry. Throws std::invalid_argument as
+// UnitPlan::count does.
+void append_unit_images(const UnitPlan& plan, const WorkUnit& u, std::span<const Column> completions,
+                        std::vector<Column>& out);
+
+// The master's check of the results a worker sent for unit `u` (append_unit_results' form,
+// claiming `solutions` completions), as far as it can be seen without searching:
+//   all:   `solutions` boards, each a solution completing the unit's pre-placement, later than
+//          the previous one in lexicographic order (the images are the master's own);
 //   class: a class size per board; each board a solution of the given class size, canonical
 //          (is_canonical), and g(c) for a completion c of the unit and a symmetry g of
 //          image_symmetries(u), in strictly increasing order of (g, c) (append_unit_boards'

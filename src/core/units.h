@@ -49,6 +49,11 @@ struct EnumNames<Symmetry> {
                                     std::pair{Symmetry::full, std::string_view("full")}};
 };
 
+// The multiplicity of most units of a plan: every unit's under none (1) and mirror (2, but 1 for
+// the middle column at depth 1 of odd N), all but those on a symmetric border under full (8;
+// those 4 or 2).
+constexpr int usual_multiplicity(Symmetry s) { return s == Symmetry::full ? 8 : s == Symmetry::mirror ? 2 : 1; }
+
 // A work unit is a partial board: some rows hold a pre-placed queen, the others are left to
 // the search. none/mirror plans pre-place rows 0..depth-1; full plans also the border rows.
 struct WorkUnit {

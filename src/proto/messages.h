@@ -22,7 +22,7 @@ class ProtocolError : public std::runtime_error {
 
 // What every worker needs to rebuild the plan; broadcast once at start.
 struct JobSpec {
-  core::JobParams params;   // boards mode: workers send every board (of params.boards) back
+  core::JobParams params;   // boards mode: workers send each unit's boards back (core::append_unit_results)
   int threads_per_worker = 1;
   bool operator==(const JobSpec&) const = default;
 };
@@ -42,7 +42,7 @@ struct UnitResult {
   double started = 0;   // unix time
   std::int32_t rank = 0;
   std::int32_t thread = 0;
-  std::vector<std::uint8_t> boards;        // boards mode: k * n bytes
+  std::vector<std::uint8_t> boards;        // boards mode: k * n bytes (all: the completions)
   std::vector<std::uint8_t> class_sizes;   // boards mode, class set: k bytes
   std::uint64_t check = 0;
   bool operator==(const UnitResult&) const = default;

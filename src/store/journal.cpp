@@ -18,7 +18,7 @@ namespace nq::store {
 namespace {
 
 constexpr char kSignature[8] = {'N', 'Q', 'J', 'O', 'U', 'R', 'N', 'L'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;   // 2: all-mode records hold completions, not images
 constexpr std::uint32_t kRecordMagic = 0x4E514A52;
 constexpr std::size_t kFrame = 12;         // magic + length + crc
 constexpr std::size_t kFixedPayload = 92;  // payload bytes before the boards
@@ -304,6 +304,9 @@ void Journal::read_header(const JournalKey& key) {
   if (!pread_exact(fd_, head, sizeof head, 0, path_)) not_journal("too short");
   if (std::memcmp(head, kSignature, sizeof kSignature) != 0) not_journal("no journal signature");
   const std::uint32_t version = get_u32(head + 8);
+  if (version < kVersion)   // its records mean other things: version 1 held all-mode images
+    throw ParameterMismatch("store::journal: " + path_ + " has journal version " + std::to_string(version) +
+                            ", written by an earlier nqueens; this one reads version " + std::to_string(kVersion));
   if (version != kVersion)
     throw CorruptJournal("store::journal: " + path_ + ": unsupported journal version " + std::to_string(version));
   const std::uint32_t klen = get_u32(head + 12);

@@ -29,7 +29,7 @@ struct JournalKey {
 //   | off  | size | field                |   | off | size | field                          |
 //   |------|------|----------------------|   |-----|------|--------------------------------|
 //   | 0    | 8    | "NQJOURNL"           |   | 0   | 4    | magic 0x4E514A52               |
-//   | 8    | 4    | version u32 = 1      |   | 4   | 4    | payload length P u32           |
+//   | 8    | 4    | version u32 = 2      |   | 4   | 4    | payload length P u32           |
 //   | 12   | 4    | key length K u32     |   | 8   | P    | payload                        |
 //   | 16   | K    | key                  |   | 8+P | 4    | crc32 of the payload           |
 //   | 16+K | 4    | crc32 of bytes 8..16+K |
@@ -56,6 +56,9 @@ struct JournalKey {
 //   2. Records are only appended; after open() the file ends with a complete, valid record
 //      (a torn tail is truncated), so appends never follow garbage.
 //   3. P == 92 + k*n + c; c == k in class mode, else 0; k == 0 when boards_stored is none.
+//   4. The boards are the unit's result as sent (core::append_unit_results): in all mode its
+//      completions, which the result file stores with their images; version 1 held the images
+//      too, and is refused (ParameterMismatch: resume it with the nqueens that wrote it).
 class Journal {
  public:
   using RecordFn = std::function<void(const UnitRecord&, std::span<const std::uint8_t> boards,
@@ -63,7 +66,7 @@ class Journal {
 
   // Opens PATH for appending (taking an exclusive flock), creating it with `key` if missing.
   // An existing journal's key must equal `key`, else ParameterMismatch naming every differing
-  // field with both values. Records are scanned: a torn tail (truncated or garbled last record)
+  // field with both values, or a journal of an earlier version. Records are scanned: a torn tail (truncated or garbled last record)
   // is cut off (the file is truncated) and reported by dropped_tail_bytes(); a bad record
   // followed by a valid one -> CorruptJournal naming its byte offset; not a journal at all ->
   // CorruptJournal. WriteError if the file cannot be created/written or is locked by another

@@ -88,17 +88,17 @@ def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
     assert p.stdout == ""
 
 
-BOARDS_REFUSAL = re.compile(r"nqueens: error: boards mode holds each unit's boards in memory .*the plan "
+BOARDS_REFUSAL = re.compile(r"nqueens: error: boards mode holds each unit's result in memory .*the plan "
                             r"\(N = (\d+), depth (\d+), symmetry (\w+)\) has ([\d,]+) units; storing every board, "
-                            r"a unit holds ([\d.]+) MiB of boards on average, over the limit of 0.80 MiB "
+                            r"a unit's result \(its completions\) holds ([\d.]+) MiB on average, over the limit of 0.80 MiB "
                             r".*: use --depth (\d+) \(([\d,]+) units\)")
 
 
 @pytest.mark.parametrize("ranks", [None, 2])
 def test_a_boards_plan_whose_units_hold_too_many_boards_is_refused_naming_a_depth_that_works(workdir, ranks):
-    # N = 15, no symmetry, depth 1: 15 units of 2,279,184 boards in all, 2.17 MiB a unit on
-    # average (a worker builds a unit's boards whole): refused before any file; the depth it
-    # names runs, and stores every board.
+    # N = 15, no symmetry, depth 1: 15 units of 2,279,184 boards in all, each its own
+    # completion, 2.17 MiB a unit on average (a worker builds a unit's result whole): refused
+    # before any file; the depth it names runs, and stores every board.
     out = workdir / "results" / "b15.h5"
     args = ["run", "--n", 15, "--mode", "boards", "--symmetry", "none", "--out", out]
     p = run(args + ["--depth", 1], ranks=ranks, timeout=120)

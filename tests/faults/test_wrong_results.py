@@ -106,21 +106,26 @@ def test_a_persistent_liar_fails_the_job_with_exit_6_and_the_rerun_completes(wor
 
 @pytest.mark.parametrize("boards", ["all", "class"])
 def test_a_repeated_board_is_rejected_and_recomputed(workdir, rng, boards):
-    """A worker sends its unit's first board again in place of the last: every board valid, the
-    count and the checksum consistent. The master's board check (core::check_unit_boards) sees
-    the repeat, the unit is recomputed, and the file holds each board once: the reference set."""
+    """A worker sends its unit's first board again in place of the last (all: a completion, which
+    the master would store with its images): every board valid, the count and the checksum
+    consistent. The master's board check (core::check_unit_boards) sees the repeat, the unit is
+    recomputed, and the file holds each board once: the reference set."""
     n = 12
     run_args = ["run", "--n", n, "--mode", "boards", "--boards", boards, "--progress-interval", 30]
     ref = workdir / "ref.h5"
     run(run_args + ["--out", ref], ranks=3, check=0)
-    with h5py.File(ref) as f:
-        ids, boards_per_unit = np.unique(f["boards/unit"][()], return_counts=True)
-    uid = rng.choice(sorted(int(i) for i in ids[boards_per_unit >= 2]))   # a unit storing >= 2 boards
+    with h5py.File(ref) as f:   # a unit sending >= 2 boards: completions (all) or class boards
+        if boards == "all":
+            ids = f["units/id"][()][f["units/solutions"][()] >= 2]
+        else:
+            ids, boards_per_unit = np.unique(f["boards/unit"][()], return_counts=True)
+            ids = ids[boards_per_unit >= 2]
+    uid = rng.choice(sorted(int(i) for i in ids))
     out = workdir / "r.h5"
     p = run(run_args + ["--out", out], ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"repeat-board:{uid}"}, check=0)
     rejected = re.findall(r"rejected a result batch from rank \d \(recomputing it\): batch \d+: unit (\d+): board \d+ "
-                          r"\[[\d, ]+\] (is not image \d of the completion before it|does not follow the unit's "
-                          r"previous board in the order of their symmetries and completions \(a repeat\?\))", p.stderr)
+                          r"\[[\d, ]+\] (does not follow the unit's previous completion in lexicographic order|does not follow "
+                          r"the unit's previous board in the order of their symmetries and completions) \(a repeat\?\)", p.stderr)
     injected(f"worker result: a repeated board ({boards})", len(rejected))
     assert rejected and {r[0] for r in rejected} == {str(uid)}, p.stderr
     assert f"note     {len(rejected)} result batch(es) failed the checks and were recomputed" in p.stdout

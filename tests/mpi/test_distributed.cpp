@@ -92,11 +92,19 @@ TEST(Distributed, BoardsModeSetEqualsCoreBoardsForAllAndClassSets) {
     for (int n : {6, 8, 10}) {
       const auto c = run(job_for(n, 2, true, set));
       if (test::mpi().rank() != 0) continue;
+      // The boards as the master stores them: all mode, each completion sent with its images.
+      const core::UnitPlan plan(n, 2);
       std::multiset<core::Board> got;
-      for (const auto& [id, r] : c.results)
-        for (std::size_t b = 0; b < r.boards.size(); b += n) got.emplace(r.boards.begin() + b, r.boards.begin() + b + n);
+      for (const auto& u : plan.units()) {
+        if (!c.results.count(u.id)) continue;   // counted as missing below
+        const auto& sent = c.results.at(u.id).boards;
+        std::vector<core::Column> stored;
+        if (set == core::BoardSet::all) core::append_unit_images(plan, u, sent, stored);
+        else stored = sent;
+        for (std::size_t b = 0; b < stored.size(); b += n) got.emplace(stored.begin() + b, stored.begin() + b + n);
+      }
       std::multiset<core::Board> expected;
-      core::visit_plan_boards(core::UnitPlan(n, 2), set, [&](core::BoardView b, int) { expected.emplace(b.begin(), b.end()); });
+      core::visit_plan_boards(plan, set, [&](core::BoardView b, int) { expected.emplace(b.begin(), b.end()); });
       EXPECT_EQ(got, expected) << "n=" << n << " set=" << core::to_string(set);
       EXPECT_EQ(got.size(), set == core::BoardSet::all ? core::known_counts(n)->total : core::known_counts(n)->unique);
     }

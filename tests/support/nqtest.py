@@ -273,9 +273,10 @@ def resumed_units(stderr):
 # then mode, boards_stored, symmetry, program_version as u16 length + bytes. Payload (count
 # mode, P = 92): id u64 at 0, placement 32 bytes at 8, multiplicity u32 at 40, solutions u64 at
 # 44, nodes u64 at 52, seconds f64 at 60, started f64 at 68, rank i32 at 76, thread i32 at 80,
-# boards u32 at 84, class sizes u32 at 88.
+# boards u32 at 84, class sizes u32 at 88 (boards mode: then the unit's boards as its worker sent
+# them, n bytes each, in all mode its completions only; then the class sizes).
 RECORD_MAGIC = 0x4E514A52
-JOURNAL_VERSION = 1
+JOURNAL_VERSION = 2
 KEY_INTS = ("n", "depth", "shard_index", "shard_count")
 KEY_STRINGS = ("mode", "boards_stored", "symmetry", "program_version")
 

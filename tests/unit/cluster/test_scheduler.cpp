@@ -35,11 +35,11 @@ proto::ResultBatch answer(const core::UnitPlan& plan, const proto::WorkBatch& ba
 proto::UnitResult boards_result(const core::UnitPlan& plan, const core::WorkUnit& u, core::BoardSet set) {
   proto::UnitResult r;
   r.id = u.id;
-  r.solutions = core::append_unit_boards(plan, u, set, r.boards, r.class_sizes).solutions;
+  r.solutions = core::append_unit_results(plan, u, set, r.boards, r.class_sizes).solutions;
   r.check = proto::result_check(r);
   return r;
 }
-// answer() in boards mode (every board).
+// answer() in boards mode (every board: the completions a worker sends).
 proto::ResultBatch boards_answer(const core::UnitPlan& plan, const proto::WorkBatch& batch) {
   proto::ResultBatch rb{batch.batch_id, {}};
   for (const auto& u : batch.units) rb.results.push_back(boards_result(plan, u, core::BoardSet::all));
@@ -136,13 +136,7 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
   std::set<std::uint64_t> rejected_once;
   while (auto b = sched.next_batch(1)) {
     proto::ResultBatch rb{b->batch_id, {}};
-    proto::UnitResult r;
-    r.id = b->units[0].id;
-    plan.visit_boards(b->units[0], [&](core::BoardView x) {
-      r.boards.insert(r.boards.end(), x.begin(), x.end());
-      return true;
-    });
-    r.solutions = r.boards.size() / 6 / b->units[0].multiplicity;
+    proto::UnitResult r = boards_result(plan, b->units[0], core::BoardSet::all);
     if (!r.boards.empty() && rejected_once.insert(r.id).second) {
       auto bad = r;
       bad.boards[0] = bad.boards[1];   // two queens in one column
@@ -151,7 +145,7 @@ TEST(Scheduler, BoardsThatDoNotMatchTheCountOrAreInvalidAreRejected) {
       continue;   // requeued; answered properly next time round
     }
     if (!r.boards.empty()) {
-      auto short_by_one = r;   // boards do not add up to multiplicity * solutions
+      auto short_by_one = r;   // boards do not add up to the solutions
       short_by_one.boards.resize(r.boards.size() - 6);
       short_by_one.check = proto::result_check(short_by_one);
       EXPECT_THROW(give(sched, 1, {b->batch_id, {short_by_one}}), cluster::ResultError);
@@ -290,19 +284,11 @@ TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
   proto::JobSpec job = spec(10, 2);
   job.params.symmetry = core::Symmetry::full;
   job.params.mode = core::Mode::boards;
-  const std::uint64_t cap = 300;   // bytes of boards per batch: a few units
+  const std::uint64_t cap = 40;   // bytes of results per batch: a few units' completions
   Scheduler sched(plan, job, kNoSkip, plan.size(), 1, 256, {}, cap);
   auto with_boards = [&](const proto::WorkBatch& b) {
     proto::ResultBatch rb{b.batch_id, {}};
-    for (const auto& u : b.units) {
-      proto::UnitResult r;
-      r.id = u.id;
-      r.solutions = core::visit_unit_boards(plan, u, core::BoardSet::all, [&](core::BoardView v, int) {
-        r.boards.insert(r.boards.end(), v.begin(), v.end());
-      }).solutions;
-      r.check = proto::result_check(r);
-      rb.results.push_back(std::move(r));
-    }
+    for (const auto& u : b.units) rb.results.push_back(boards_result(plan, u, core::BoardSet::all));
     return rb;
   };
   std::uint64_t bytes = 0, units = 0;
@@ -319,7 +305,9 @@ TEST(Scheduler, BoardsBatchesAreSizedByTheBytesTheirResultsWillHold) {
     EXPECT_EQ(give(sched, 1, rb).size(), b->units.size());
   }
   EXPECT_TRUE(sched.all_done());
-  EXPECT_EQ(bytes, 724u * 10);   // every board of N = 10 once
+  std::uint64_t completions = 0;   // what the workers send: every completion of the plan once
+  for (const auto& u : plan.units()) completions += plan.count(u).solutions;
+  EXPECT_EQ(bytes, completions * 10);
   Scheduler uncapped(plan, job, kNoSkip, plan.size(), 1, 256, {}, ~0ULL);
   int uncapped_batches = 0;
   for (; auto b = uncapped.next_batch(1); ++uncapped_batches) give(uncapped, 1, with_boards(*b));

@@ -188,8 +188,22 @@ TEST(BoardGenerator, UnitBoardsAreTheVisitorsBoardsAndTheReferenceClassSelection
         EXPECT_EQ(got_sizes, want_sizes);
         EXPECT_EQ(st.solutions, plan.count(u).solutions);
         EXPECT_EQ(st.nodes, plan.count(u).nodes);
-        EXPECT_EQ(check_unit_boards(plan, u, set, st.solutions, got, got_sizes), std::nullopt)
-            << plan.n() << " " << to_string(plan.symmetry()) << " unit " << u.id;   // the master accepts them
+        // What a worker sends: the master accepts it and, in all mode, makes the same boards of it.
+        Board sent, stored;
+        std::vector<std::uint8_t> sent_sizes;
+        const SearchStats sent_st = append_unit_results(plan, u, set, sent, sent_sizes);
+        EXPECT_EQ(sent_st.solutions, st.solutions);
+        EXPECT_EQ(sent_st.nodes, st.nodes);
+        EXPECT_EQ(sent_sizes, got_sizes);
+        EXPECT_EQ(check_unit_boards(plan, u, set, st.solutions, sent, sent_sizes), std::nullopt)
+            << plan.n() << " " << to_string(plan.symmetry()) << " unit " << u.id;
+        if (set == BoardSet::all) {
+          ASSERT_EQ(sent.size(), st.solutions * static_cast<std::size_t>(plan.n()));   // completions only
+          append_unit_images(plan, u, sent, stored);
+        } else {
+          stored = sent;
+        }
+        EXPECT_EQ(stored, want);
       }
     }
   }
@@ -231,10 +245,10 @@ struct UnitBoards {
 UnitBoards unit_boards(const UnitPlan& plan, const WorkUnit& u, BoardSet set) {
   UnitBoards r;
   r.unit = u;
-  r.solutions = append_unit_boards(plan, u, set, r.boards, r.sizes).solutions;
+  r.solutions = append_unit_results(plan, u, set, r.boards, r.sizes).solutions;
   return r;
 }
-// The units of the plan holding at least `min_boards` boards under `set`.
+// The units of the plan whose results hold at least `min_boards` boards under `set`.
 std::vector<UnitBoards> units_with(const UnitPlan& plan, BoardSet set, std::size_t min_boards) {
   std::vector<UnitBoards> out;
   for (const WorkUnit& u : plan.units())
@@ -254,55 +268,53 @@ void swap_boards(UnitBoards& r, std::size_t a, std::size_t b, int n) { std::rang
 
 }  // namespace
 
-TEST(BoardCheck, AllModeRefusesRepeatsReorderingsForeignBoardsAndWrongImages) {
+TEST(BoardCheck, AllModeRefusesRepeatsReorderingsAndForeignBoards) {
+  // All mode: a worker sends a unit's completions; the master makes their images itself.
   for (const UnitPlan& plan : {UnitPlan(10, 1, Symmetry::full), UnitPlan(9, 2, Symmetry::mirror), UnitPlan(8, 2, Symmetry::none)}) {
     const int n = plan.n();
     const auto units = units_with(plan, BoardSet::all, 1);
     ASSERT_GE(units.size(), 2u);
-    std::size_t groups_tested = 0;
+    std::size_t pairs_tested = 0;
     for (const UnitBoards& honest : units) {
       ASSERT_EQ(refusal(plan, BoardSet::all, honest), "accepted");
-      const std::size_t m = honest.unit.multiplicity;
       UnitBoards r = honest;
       ++r.solutions;   // the count and the boards disagree
       EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "solutions but sends");
+      r = honest;   // the images too, as the journal of version 1 held them: too many boards
+      if (honest.unit.multiplicity > 1) {
+        r.boards.clear();
+        append_unit_images(plan, r.unit, honest.boards, r.boards);
+        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "solutions but sends");
+      }
       r = honest;
       board(r, 0, n)[0] = board(r, 0, n)[1];   // two queens in one column
       EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a solution");
-      if (m > 1) {   // an image that is not the completion's
-        r = honest;
+      if (honest.solutions >= 2) {
+        ++pairs_tested;
+        r = honest;   // the second completion first
         swap_boards(r, 0, 1, n);
-        EXPECT_NE(refusal(plan, BoardSet::all, r), "accepted");
-        r = honest;   // an image under a symmetry the unit does not use
+        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
+        r = honest;   // the first completion twice: a repeat
+        std::ranges::copy(board(r, 0, n), board(r, 1, n).begin());
+        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
+      }
+      if (honest.unit.multiplicity > 1) {   // an image in place of the completion: not this unit's row
+        r = honest;
         const UnitPlan::Images im = plan.image_symmetries(r.unit);
-        const auto used = std::span<const int>(im.symmetries).first(m);
-        for (int k = 1; k < kSymmetries; ++k) {
-          const Board wrong = transform(board(r, 0, n), k);
-          if (std::ranges::find(used, k) != used.end() || std::ranges::equal(wrong, board(r, 1, n))) continue;
-          std::ranges::copy(wrong, board(r, 1, n).begin());
-          EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not image");
-          break;
+        const Board image = transform(board(r, 0, n), im.symmetries[1]);
+        if (!std::ranges::equal(image, board(r, 0, n))) {
+          std::ranges::copy(image, board(r, 0, n).begin());
+          EXPECT_NE(refusal(plan, BoardSet::all, r), "accepted");
         }
       }
-      if (honest.solutions >= 2) {
-        ++groups_tested;
-        r = honest;   // the second completion's group first
-        for (std::size_t i = 0; i < m; ++i) swap_boards(r, i, m + i, n);
-        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
-        r = honest;   // the first group twice: a repeat
-        for (std::size_t i = 0; i < m; ++i) std::ranges::copy(board(r, i, n), board(r, m + i, n).begin());
-        EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "lexicographic order");
-      }
     }
-    EXPECT_GT(groups_tested, 0u);
-    // Another unit's group, claimed by this unit: a board of the plan counted twice.
+    EXPECT_GT(pairs_tested, 0u);
+    // Another unit's completion, claimed by this unit: a board of the plan counted twice.
     UnitBoards r = units[0];
     const UnitBoards& other = units[1];
     r.solutions = 1;
-    r.boards.assign(other.boards.begin(), other.boards.begin() + static_cast<std::ptrdiff_t>(other.unit.multiplicity * n));
-    if (r.unit.multiplicity == other.unit.multiplicity) {
-      EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a completion of the unit");
-    }
+    r.boards.assign(other.boards.begin(), other.boards.begin() + n);
+    EXPECT_PRED2(says, refusal(plan, BoardSet::all, r), "is not a completion of the unit");
   }
 }
 

@@ -269,6 +269,27 @@ TEST_F(JournalTest, FileThatIsNotAJournalIsCorruptJournal) {
   }
 }
 
+TEST_F(JournalTest, AJournalOfAnotherVersionIsRefusedAndLeftAsItIs) {
+  // Version 1 journals held all-mode images beside the completions: an older journal is a
+  // ParameterMismatch (resume it with the nqueens that wrote it, or --force), a newer one corrupt.
+  const std::string path = file("run.journal");
+  write_three(path);
+  std::string bytes = slurp(path);
+  bytes[8] = 1;   // version u32 at offset 8, little-endian
+  spit(path, bytes);
+  try {
+    Journal j(path, key_for("class"));
+    FAIL();
+  } catch (const ParameterMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("has journal version 1, written by an earlier nqueens; this one reads version 2"),
+              std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(path), bytes);   // untouched
+  bytes[8] = 3;
+  spit(path, bytes);
+  EXPECT_THROW(Journal(path, key_for("class")), CorruptJournal);
+}
+
 TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefused) {
   const Journal first(file("run.journal"), key_for("all"));
   EXPECT_THROW(Journal(file("run.journal"), key_for("all")), WriteError);
