@@ -66,9 +66,10 @@ std::string units_text(const core::SizeEstimate& e) {
   return buf;
 }
 
-std::string gigabytes(double bytes) {
+std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
 }
 
@@ -139,6 +140,30 @@ double mean_unit_board_bytes(int n, core::BoardSet set, core::Symmetry symmetry,
                             ? static_cast<double>(known->unique)
                             : static_cast<double>(known->total) / core::usual_multiplicity(symmetry);
   return boards * n / static_cast<double>(units);
+}
+
+DiskNeed disk_need(const core::JobParams& params, std::uint64_t units_total, std::uint64_t units) {
+  const auto u = static_cast<double>(units);
+  DiskNeed d{104 * u, 17 * u};
+  const auto known = core::known_counts(params.n);
+  if (!params.boards_mode() || !known || units_total == 0) return d;
+  const bool classes = params.boards == core::BoardSet::classes;
+  const double share = u / static_cast<double>(units_total);
+  const double boards = static_cast<double>(classes ? known->unique : known->total) * share;
+  d.journal += mean_unit_board_bytes(params.n, params.boards, params.symmetry, units_total) * u +
+               (classes ? boards : 0);
+  d.file += boards * kFileBytesPerBoard[static_cast<int>(params.boards)];
+  return d;
+}
+
+std::optional<std::string> disk_shortfall(const DiskNeed& need, double journal_now, double available,
+                                          const std::string& dir) {
+  const double journal_more = std::max(0.0, need.journal - journal_now);
+  if (journal_more + need.file <= available) return std::nullopt;
+  return "this run needs about " + gigabytes(journal_more + need.file) + " more in " + dir + " (its journal, " +
+         gigabytes(need.journal) + " when complete, stays until the result file, " + gigabytes(need.file) +
+         ", is written), and it has " + gigabytes(available) +
+         " free: when the disk fills, the run stops (exit 4) with its finished units kept; make room and rerun the same command to resume";
 }
 
 int default_boards_depth(int n, core::BoardSet set, core::Symmetry symmetry, const core::StopFn& stop) {

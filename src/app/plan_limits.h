@@ -4,7 +4,10 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <string>
 #include "core/boards.h"
+#include "core/job_params.h"
 #include "core/stop.h"
 #include "core/units.h"
 
@@ -48,6 +51,25 @@ inline constexpr double kMaxMeanUnitBoardBytes = 0.8 * (1 << 20);
 // every board: the completions, the total over core::usual_multiplicity) times n bytes, over the
 // units; 0 where nothing is published (boards mode stops at N = 20, well inside the table).
 double mean_unit_board_bytes(int n, core::BoardSet set, core::Symmetry symmetry, std::uint64_t units);
+
+// The disk a run takes while it runs, estimated from the published counts (0 boards where
+// none is published): the journal beside OUT (per unit a 104-byte record plus, in boards mode,
+// its result: mean_unit_board_bytes, with a byte per class board for its size) and the result
+// file written at the end (17 bytes a unit, and about kFileBytesPerBoard a board), the journal
+// removed only after the file is in place. For the `units` of a shard.
+struct DiskNeed {
+  double journal = 0, file = 0;
+};
+// Bytes a board in result files, rounded up from the measured 3.2-3.4 (all) and 4.5-4.9 (class)
+// at N = 16-19 (docs/performance.md).
+inline constexpr double kFileBytesPerBoard[2] = {3.5, 5.0};   // by core::BoardSet
+DiskNeed disk_need(const core::JobParams& params, std::uint64_t units_total, std::uint64_t units);
+// The warning `run` prints at its start when `dir` (`available` bytes free) cannot take what the
+// run still adds there (`need`, less the `journal_now` bytes its journal already holds), or
+// nullopt. A warning, not a refusal: free space can be made while the run computes, and a full
+// disk stops the run with its finished units kept (exit 4).
+std::optional<std::string> disk_shortfall(const DiskNeed& need, double journal_now, double available,
+                                          const std::string& dir);
 
 // The default depth of a boards run: the first depth from core::default_run_depth on whose plan
 // a unit holds at most kMaxMeanUnitBoardBytes on average. Depends on N, the set and the symmetry

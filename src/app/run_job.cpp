@@ -237,6 +237,13 @@ proto::JobSpec MasterSession::prepare_files() {
   if (!records_.empty())
     std::cerr << "nqueens: resuming from " << journal_path << ": " << records_.size() << " of "
               << units_in_shard_ << " units already done\n";
+  const fs::path dir = fs::absolute(out, ec).parent_path();
+  const auto space = fs::space(dir, ec);
+  if (!ec)
+    if (const auto warning = disk_shortfall(disk_need(c_.params, units_total_, units_in_shard_),
+                                            static_cast<double>(fs::file_size(journal_path, ec)),
+                                            static_cast<double>(space.available), dir.string()))
+      std::cerr << "nqueens: warning: " << *warning << "\n";
 
   return proto::JobSpec{c_.params, c_.threads};
 }

@@ -3,6 +3,7 @@ file-size limit is hit (prlimit on the running master: EFBIG, SIGXFSZ must not k
 directory loses its write permission. Each time: exit 4 with a clear message, the finished work
 kept in the journal, and after the cause is removed the rerun resumes and completes exactly."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -52,6 +53,7 @@ def assert_io_error_kept_journal(code, err, reason):
 def resume_and_compare(out, reference, journaled, ranks=3, user=None, n=N):
     p = run(args(out, n=n), ranks=ranks, check=0) if user is None else as_user(user, args(out, n=n))
     assert p.returncode == 0, p.stderr
+    assert "warning: this run needs" not in p.stderr   # room enough now
     assert resumed_units(p.stderr) == journaled > 0, p.stderr
     assert_same_result(reference, out)
     assert board_set(out) == board_set(reference)
@@ -104,6 +106,9 @@ def test_disk_full_mid_run_is_an_io_error_and_the_rerun_resumes(workdir, rng, mo
     p = run(args(out, n=n), ranks=3)
     injected(f"disk full (ENOSPC) while writing the {phase}")
     assert_io_error_kept_journal(p.returncode, p.stderr, "No space left on device")
+    if phase == "journal":   # told at the start, from the plan's estimate (app::disk_shortfall)
+        assert re.search(rf"nqueens: warning: this run needs about [\d.]+ [MG]B more in {re.escape(str(fs))} \(its "
+                         r"journal, .* and it has [\d.]+ [MG]B free: when the disk fills, the run stops \(exit 4\)", p.stderr), p.stderr
     assert not temp_files(out)                  # no half-written result file left on the full disk
     if out.exists():
         assert readable_result(out)["status"] == "partial"

@@ -117,3 +117,45 @@ TEST(BoardsPlan, TheLargestUnitOfADefaultPlanIsWithinTheFactorTheLimitAssumes) {
       EXPECT_LE(z.largest, 80 * app::kMaxMeanUnitBoardBytes) << "N = " << n;
     }
 }
+
+TEST(DiskNeed, TheJournalIsARecordAUnitPlusItsResultsAndTheFileTheBoardsAtTheMeasuredBytes) {
+  core::JobParams p;
+  p.n = 12;
+  p.depth = 2;
+  p.symmetry = Symmetry::full;
+  const std::uint64_t units = units_of(12, 2, Symmetry::full);
+  const app::DiskNeed count = app::disk_need(p, units, units);   // count mode: records only
+  EXPECT_DOUBLE_EQ(count.journal, 104.0 * static_cast<double>(units));
+  EXPECT_DOUBLE_EQ(count.file, 17.0 * static_cast<double>(units));
+  p.mode = core::Mode::boards;
+  p.boards = BoardSet::all;
+  // Every board: the journal holds each unit's completions, counted here unit by unit.
+  double journal = 104.0 * static_cast<double>(units);
+  const core::UnitPlan plan(12, 2, Symmetry::full);
+  for (const auto& u : plan.units()) journal += static_cast<double>(plan.count(u).solutions) * 12;
+  const app::DiskNeed all = app::disk_need(p, units, units);
+  EXPECT_GE(journal, all.journal);
+  EXPECT_LE(journal, 1.03 * all.journal);
+  EXPECT_DOUBLE_EQ(all.file, 17.0 * static_cast<double>(units) + 14200 * app::kFileBytesPerBoard[0]);
+  p.boards = BoardSet::classes;   // one per class: its board and its class size
+  const app::DiskNeed classes = app::disk_need(p, units, units);
+  EXPECT_DOUBLE_EQ(classes.journal, 104.0 * static_cast<double>(units) + 1787.0 * 13);
+  // A shard: its share of the units and of the boards.
+  const app::DiskNeed shard = app::disk_need(p, units, units / 4);
+  EXPECT_NEAR(shard.file, classes.file / 4, classes.file * 0.01);
+}
+
+TEST(DiskNeed, ARunThatWillNotFitIsWarnedOfWithWhatItNeedsAndWhatIsFree) {
+  const app::DiskNeed need{50e9, 30e9};
+  EXPECT_EQ(app::disk_shortfall(need, 0, 80e9, "/scratch"), std::nullopt);
+  EXPECT_EQ(app::disk_shortfall(need, 20e9, 60e9, "/scratch"), std::nullopt);   // resuming: 20 GB journaled
+  const auto w = app::disk_shortfall(need, 20e9, 59e9, "/scratch");
+  ASSERT_TRUE(w);
+  EXPECT_NE(w->find("this run needs about 60.0 GB more in /scratch (its journal, 50.0 GB when complete, stays until "
+                    "the result file, 30.0 GB, is written), and it has 59.0 GB free"),
+            std::string::npos) << *w;
+  EXPECT_NE(w->find("the run stops (exit 4) with its finished units kept"), std::string::npos) << *w;
+  const auto small = app::disk_shortfall({2e6, 1.5e6}, 0, 1e6, "/tmp");   // under a gigabyte: megabytes
+  ASSERT_TRUE(small);
+  EXPECT_NE(small->find("needs about 4 MB more in /tmp (its journal, 2 MB when complete"), std::string::npos) << *small;
+}
