@@ -4,6 +4,7 @@ Burnside's identity (total + P + 2R) % 8 == 0 with P, R counted independently, a
 table. A wrong count that slipped past the workers' checks (a lie with the audit off, or a
 journal record rewritten with a valid CRC, or a tampered shard file) makes the run exit 6 and
 the file say matches_known = no."""
+import re
 import shutil
 
 import h5py
@@ -76,6 +77,27 @@ def test_a_journal_record_rewritten_with_a_valid_crc_makes_the_final_run_exit_6(
     injected("journal record rewritten with a valid CRC")
     p = run(args(out))
     assert_verification_failed(p, out, delta * mult, burnside)
+
+
+def test_a_journal_record_of_a_unit_not_in_the_plan_makes_the_boards_run_exit_6_and_keeps_the_journal(workdir, rng):
+    """In `all` mode the journal holds each unit's completions and the master makes their images
+    from the record's placement as it writes the file: a record rewritten (valid CRC) with a
+    placement no unit of the plan has is named, the run exits 6, OUT and the journal stay."""
+    out = workdir / "b.h5"
+    a = ["run", "--n", 12, "--mode", "boards", "--out", out, "--progress-interval", 30]
+    j = stopped_job(a, out, min_units=4)
+    rows = [i for i in range(len(j.records)) if j.unit(i)[2] > 0]   # records holding completions
+    i = rows[rng.randrange(len(rows))]
+    uid = j.unit(i)[0]
+    j.set_placement(i, 11, 5)   # row N-1 holds a border queen: a side column moved inside
+    j.save()
+    before = journal_of(out).read_bytes()
+    injected("journal record moved off the plan, valid CRC")
+    p = run(a)
+    assert p.returncode == EXIT["verify"], p.stderr
+    assert re.search(rf"integrity check failed: .*journal \S+: the record of unit {uid} does not fit the plan", p.stderr), p.stderr
+    assert readable_result(out)["status"] == "partial"
+    assert journal_of(out).read_bytes()[:len(before)] == before   # the journal is kept
 
 
 def test_a_tampered_shard_makes_merge_exit_6(workdir, rng):

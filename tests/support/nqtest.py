@@ -363,5 +363,12 @@ class Journal:
         struct.pack_into("<Q", self.data, off + 8 + 44, solutions)
         struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
 
+    def set_placement(self, i, row, column):
+        """Rewrites row `row` of record i's placement and its CRC: a well-formed record of a unit
+        that is not the plan's."""
+        off, plen = self.records[i]
+        self.data[off + 8 + 8 + row] = column
+        struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
+
     def save(self, data=None):
         self.path.write_bytes(bytes(self.data if data is None else data))
