@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <stdexcept>
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
@@ -227,6 +228,15 @@ proto::JobSpec MasterSession::prepare_files() {
     if (r.id >= units_total_ || !in_shard(r.id))
       throw ExitError(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
                                      ", which is not part of this job");
+    if (c_.params.boards_mode()) {   // the file's boards are made from the record's placement
+      try {
+        plan_->checked_search(core::WorkUnit{r.id, r.multiplicity, r.placement});
+      } catch (const std::invalid_argument& e) {   // a record with a valid CRC that no run wrote
+        throw core::IntegrityError("journal " + journal_path + ": the record of unit " + std::to_string(r.id) +
+                                   " does not fit the plan (" + e.what() +
+                                   "): the journal was changed after it was written; move it away and rerun to recompute");
+      }
+    }
     if (done_[r.id]) continue;   // a unit journaled twice (recomputed after a crash): keep one
     done_[r.id] = true;
     records_.push_back(r);

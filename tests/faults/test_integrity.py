@@ -82,7 +82,8 @@ def test_a_journal_record_rewritten_with_a_valid_crc_makes_the_final_run_exit_6(
 def test_a_journal_record_of_a_unit_not_in_the_plan_makes_the_boards_run_exit_6_and_keeps_the_journal(workdir, rng):
     """In `all` mode the journal holds each unit's completions and the master makes their images
     from the record's placement as it writes the file: a record rewritten (valid CRC) with a
-    placement no unit of the plan has is named, the run exits 6, OUT and the journal stay."""
+    placement no unit of the plan has is named when the rerun reads the journal, before any
+    work; the run exits 6, OUT and the journal stay."""
     out = workdir / "b.h5"
     a = ["run", "--n", 12, "--mode", "boards", "--out", out, "--progress-interval", 30]
     j = stopped_job(a, out, min_units=4)
