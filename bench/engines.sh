@@ -9,7 +9,7 @@
 # Peer slices: a slice costs the peer's set-up (its quarter tables) plus 1/PARTS of the work; the
 # set-up is timed alone (an empty slice, median of 3) and counted once: total = setup + PARTS *
 # mean(slice - setup), standard error PARTS * sd / sqrt(slices). PARTS per N keeps the work of a
-# slice well above the set-up. The peer builds for N = 16..22 only.
+# slice well above the set-up. The peer builds for N = 16..24 (common.sh, peer_build).
 #
 # Usage: [OUT=est.txt] [ENGINES=vector,scalar,mitm] [MAX_SECONDS=120] [PEERS=dir|none]
 #        bench/engines.sh [NS="20 21 22"] [SAMPLE=60] [SLICES=4]
@@ -28,7 +28,7 @@ out=${OUT:-$tmp/estimates.txt}
 peer_seconds() {   # binary args... -> the peer's own "Elapsed time"
   "$@" | awk '/^Elapsed time:/ {print $3}'
 }
-declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000)
+declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000 [23]=10000 [24]=50000)
 
 # Per N, ours then the peer, so that both see the same load on a shared machine.
 for n in $ns; do
@@ -37,7 +37,7 @@ for n in $ns; do
   "$bin" "${args[@]}" | tee "$tmp/ours-$n.txt" | grep -v '^estimate'
   grep '^estimate' "$tmp/ours-$n.txt" >>"$out"
   [ "$peers" != none ] && [ -n "${parts[$n]:-}" ] && [ "$slices" -gt 0 ] || continue
-  [ -x "$peers/kluev-$n" ] || "$(peer_source)/build-kluev" "$n" "$peers"
+  peer_build "$n" "$peers"
   p=${parts[$n]}
   setup=$(for i in 1 2 3; do peer_seconds "$peers/kluev-$n" 1 1000000000 999999; done | median)
   times=""

@@ -24,7 +24,7 @@ timed() {   # name, command... -> appends wall seconds to wall[name], peak KB to
 status=0
 printf '%3s %3s %10s %10s %10s %10s %10s  %s\n' N thr "ours s" "peer s" "ours/peer" "ours MB" "peer MB" totals
 for n in $ns; do
-  [ -x "$peers/kluev-$n" ] || "$(peer_source)/build-kluev" "$n" "$peers"
+  peer_build "$n" "$peers"
   for t in $threads; do
     declare -A wall=() rss=()
     check=ok
