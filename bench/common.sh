@@ -23,15 +23,15 @@ peer_source() {
 }
 
 # Builds the peer for board size N into DIR (DIR/kluev-N) unless it is there. build-kluev takes
-# the settings of the peer's own table, which stops at N = 22; N = 23 and 24 are built here with
+# the settings of the peer's own table, which stops at N = 22; N = 23-25 are built here with
 # N = 22's settings (sieve cuts 6, match minimum 80), the nearest the peer's author gives. Its
-# tables take 1.2 GB at N = 22-23 and 11 GB at N = 24 (measured); beyond 24 it is not built.
+# tables take 1.2 GB at N = 22-23 and 11 GB at N = 24 (measured); beyond 25 it is not built.
 peer_build() {   # N DIR
   local n=$1 dir=$2 src
   [ -x "$dir/kluev-$n" ] && return
   src=$(peer_source)
   case $n in
-    23|24)
+    23|24|25)
       mkdir -p "$dir"
       g++ -std=c++20 -O3 -march=native -DKQ_N="$n" -DKQ_SIEVECUTS=6 -DKQ_MATCHMIN=80 -DKQ_BMI=1 \
           -DKQ_PREFETCH=1 "$src/kluev/main.cpp" -o "$dir/kluev-$n" -lpthread ;;

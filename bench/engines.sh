@@ -9,7 +9,7 @@
 # Peer slices: a slice costs the peer's set-up (its quarter tables) plus 1/PARTS of the work; the
 # set-up is timed alone (an empty slice, median of 3) and counted once: total = setup + PARTS *
 # mean(slice - setup), standard error PARTS * sd / sqrt(slices). PARTS per N keeps the work of a
-# slice well above the set-up. The peer builds for N = 16..24 (common.sh, peer_build).
+# slice well above the set-up. The peer builds for N = 16..25 (common.sh, peer_build).
 #
 # Usage: [OUT=est.txt] [ENGINES=vector,scalar,mitm] [MAX_SECONDS=120] [PEERS=dir|none]
 #        bench/engines.sh [NS="20 21 22"] [SAMPLE=60] [SLICES=4]
@@ -28,7 +28,7 @@ out=${OUT:-$tmp/estimates.txt}
 peer_seconds() {   # binary args... -> the peer's own "Elapsed time"
   "$@" | awk '/^Elapsed time:/ {print $3}'
 }
-declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000 [23]=10000 [24]=50000)
+declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000 [23]=10000 [24]=50000 [25]=200000)
 
 # Per N, ours then the peer, so that both see the same load on a shared machine.
 for n in $ns; do
