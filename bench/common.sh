@@ -25,7 +25,7 @@ peer_source() {
 # Builds the peer for board size N into DIR (DIR/kluev-N) unless it is there. build-kluev takes
 # the settings of the peer's own table, which stops at N = 22; N = 23-25 are built here with
 # N = 22's settings (sieve cuts 6, match minimum 80), the nearest the peer's author gives. Its
-# tables take 1.2 GB at N = 22-23 and 11 GB at N = 24 (measured); beyond 25 it is not built.
+# tables take 1.2 GB at N = 22-23 and 11 GB at N = 24-25 (measured); beyond 25 it is not built.
 peer_build() {   # N DIR
   local n=$1 dir=$2 src
   [ -x "$dir/kluev-$n" ] && return
