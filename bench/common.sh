@@ -23,18 +23,31 @@ peer_source() {
 }
 
 # Builds the peer for board size N into DIR (DIR/kluev-N) unless it is there. build-kluev takes
-# the settings of the peer's own table, which stops at N = 22; N = 23-25 are built here with
-# N = 22's settings (sieve cuts 6, match minimum 80), the nearest the peer's author gives. Its
-# tables take 1.2 GB at N = 22-23 and 11 GB at N = 24-25 (measured); beyond 25 it is not built.
+# the settings of the peer's own table, which stops at N = 22. Beyond it the settings were chosen
+# here by measurement (same slices, one core, 2026-12-02; docs/performance.md, session 11):
+#   N = 23 (quarters 11 x 11, as at 22): N = 22's, sieve cuts 6 and match minimum 80; cuts 9
+#     took 1.35-1.40x as long;
+#   N = 24-25 (quarters 12 x 12): sieve cuts 9, match minimum 100; N = 22's cuts 6 took 3.3-4.7x
+#     as long at N = 24, cuts 11 (the most it allows) 1.3x; minimum 80 the same within the noise.
+# Its tables take 1.2 GB at N = 22-23 and 11 GB at N = 24-25 (measured); beyond 25 it is not built.
+# DIR/kluev-N.settings records the settings, so a binary built with others is rebuilt.
 peer_build() {   # N DIR
-  local n=$1 dir=$2 src
-  [ -x "$dir/kluev-$n" ] && return
-  src=$(peer_source)
+  local n=$1 dir=$2 src cuts min stamp
   case $n in
-    23|24|25)
-      mkdir -p "$dir"
-      g++ -std=c++20 -O3 -march=native -DKQ_N="$n" -DKQ_SIEVECUTS=6 -DKQ_MATCHMIN=80 -DKQ_BMI=1 \
-          -DKQ_PREFETCH=1 "$src/kluev/main.cpp" -o "$dir/kluev-$n" -lpthread ;;
-    *) "$src/build-kluev" "$n" "$dir" ;;
+    23) cuts=6 min=80 ;;
+    24|25) cuts=9 min=100 ;;
   esac
+  stamp=${cuts:+sieve cuts $cuts, match minimum $min}
+  stamp=${stamp:-build-kluev}
+  [ -x "$dir/kluev-$n" ] && [ "$(cat "$dir/kluev-$n.settings" 2>/dev/null)" = "$stamp" ] && return
+  src=$(peer_source)
+  mkdir -p "$dir"
+  rm -f "$dir/kluev-$n"
+  if [ -n "${cuts:-}" ]; then
+    g++ -std=c++20 -O3 -march=native -DKQ_N="$n" -DKQ_SIEVECUTS="$cuts" -DKQ_MATCHMIN="$min" -DKQ_BMI=1 \
+        -DKQ_PREFETCH=1 "$src/kluev/main.cpp" -o "$dir/kluev-$n" -lpthread
+  else
+    "$src/build-kluev" "$n" "$dir"
+  fi
+  echo "$stamp" >"$dir/kluev-$n.settings"
 }

@@ -28,7 +28,7 @@ out=${OUT:-$tmp/estimates.txt}
 peer_seconds() {   # binary args... -> the peer's own "Elapsed time"
   "$@" | awk '/^Elapsed time:/ {print $3}'
 }
-declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000 [23]=10000 [24]=50000 [25]=200000)
+declare -A parts=([16]=4 [17]=10 [18]=20 [19]=50 [20]=200 [21]=1000 [22]=2000 [23]=10000 [24]=50000 [25]=100000)
 
 # Per N, ours then the peer, so that both see the same load on a shared machine.
 for n in $ns; do
