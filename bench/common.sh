@@ -22,15 +22,16 @@ peer_source() {
   exit 2
 }
 
-# Builds the peer for board size N into DIR (DIR/kluev-N) unless it is there. build-kluev takes
+# Builds the peer for board size N into DIR (DIR/kluev-N) unless it is there with the settings
+# below (DIR/kluev-N.settings records them, so a binary built with others is rebuilt). build-kluev takes
 # the settings of the peer's own table, which stops at N = 22. Beyond it the settings were chosen
 # here by measurement (same slices, one core, 2026-12-02; docs/performance.md, session 11):
 #   N = 23 (quarters 11 x 11, as at 22): N = 22's, sieve cuts 6 and match minimum 80; cuts 9
 #     took 1.35-1.40x as long;
 #   N = 24-25 (quarters 12 x 12): sieve cuts 9, match minimum 100; N = 22's cuts 6 took 3.3-4.7x
-#     as long at N = 24, cuts 11 (the most it allows) 1.3x; minimum 80 the same within the noise.
+#     as long at N = 24 and 2.6x at 25 (less the set-up), cuts 11 (the most it allows) 1.3x at 24;
+#     minimum 80 the same within the noise.
 # Its tables take 1.2 GB at N = 22-23 and 11 GB at N = 24-25 (measured); beyond 25 it is not built.
-# DIR/kluev-N.settings records the settings, so a binary built with others is rebuilt.
 peer_build() {   # N DIR
   local n=$1 dir=$2 src cuts min stamp
   case $n in
