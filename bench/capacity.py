@@ -12,7 +12,9 @@ seconds) units per second while it runs; the master sustains --master-rate (benc
 With --sampled FILE (the estimates of bench/engines.sh OUT=FILE: sampled units of the same default
 plans), the N it holds take their search nodes from there (counted on the sampled units, so
 independent of the machine's load; times --ns-per-node), or its timed core-seconds where a line has
-no nodes, with the standard error in the "+-" column; the other N keep the node model ("model")."""
+no nodes, with the standard error in the "+-" column; the other N keep the node model ("model").
+An N without a published count (N >= 28) has no Q(N) for the model: it needs a sampled line
+(exit 2 otherwise)."""
 import argparse
 import csv
 import math
@@ -73,22 +75,29 @@ def main():
 
     q = known_totals()
     sampled = {}
-    if a.sampled:
-        with open(a.sampled) as f:
-            for line in f:
-                w = line.split()
-                if len(w) >= 5 and w[0] == "estimate" and w[2] == "vector":
-                    nodes = float(w[8]) if len(w) >= 10 else 0.0
-                    if nodes > 0:
-                        sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))
-                    else:
-                        sampled[int(w[1])] = (float(w[3]), float(w[4]))
+    try:
+        lines = Path(a.sampled).read_text().splitlines() if a.sampled else []
+    except OSError as e:
+        ap.error(f"--sampled {a.sampled}: {e.strerror}")
+    for line in lines:
+        w = line.split()
+        if len(w) >= 5 and w[0] == "estimate" and w[2] == "vector":
+            nodes = float(w[8]) if len(w) >= 10 else 0.0
+            if nodes > 0:
+                sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))
+            else:
+                sampled[int(w[1])] = (float(w[3]), float(w[4]))
     measured = {int(k): int(v) for k, v in (p.split(":") for p in a.nodes.split(","))}
     ns = sorted(measured)
     per_sol = {n: measured[n] / q[n] for n in ns}
     # Growth of nodes per solution per N: geometric mean over the measured steps.
     growth = (per_sol[ns[-1]] / per_sol[ns[0]]) ** (1 / (ns[-1] - ns[0]))
     sizes = [int(x) for x in a.n.split(",")]
+    unknown = [n for n in sizes if n not in q and n not in sampled]
+    if unknown:
+        ap.error(f"N = {', '.join(map(str, unknown))}: no published count to scale the node model by "
+                 f"(data/known-counts.tsv) and no sampled line for it; sample the plan with "
+                 f"'OUT=FILE bench/engines.sh \"{' '.join(map(str, unknown))}\" 40 0' and pass --sampled FILE")
     plans = default_plans(a.bench, sizes)
     print(f"Model constants: {a.ns_per_node} ns/node/core; nodes/solution {per_sol[ns[-1]]:.2f} at N = {ns[-1]}, "
           f"x{growth:.3f} per N; {a.cores_per_node} cores/node; master {a.master_rate:,.0f} units/s")
@@ -99,12 +108,13 @@ def main():
     print("|" + "---|" * len(head))
     for n in sizes:
         depth, units = plans[n]
-        sol_nodes = per_sol[n] if n in per_sol else per_sol[ns[-1]] * growth ** (n - ns[-1])
-        core_s = a.ns_per_node * 1e-9 * sol_nodes * q[n]
-        error = "model"
         if n in sampled:
             core_s, rel = sampled[n]
             error = f"{100 * rel:.0f} %"
+        else:
+            sol_nodes = per_sol[n] if n in per_sol else per_sol[ns[-1]] * growth ** (n - ns[-1])
+            core_s = a.ns_per_node * 1e-9 * sol_nodes * q[n]
+            error = "model"
         unit_s = core_s / units
         row = [str(n), str(depth), f"{units:,}", f"{core_s / 3600:,.3g}", error, human_seconds(unit_s),
                human_bytes(units * a.file_bytes_per_unit), human_bytes(units * a.journal_bytes_per_unit),

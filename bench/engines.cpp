@@ -20,10 +20,19 @@
 // pairs (see estimate()).
 // Machines are shared and noisy: read the ratios between engines (same units, same run).
 //
-// Output: one table row per N and engine; lines starting with "estimate" are machine-readable:
+// The same estimator gives the board's total from the sampled units' solutions (multiplicity
+// times completions): printed beside the published count with its distance in standard errors,
+// it checks the sample and its error bars where the answer is known (N <= 27), and estimates the
+// total where it is not. --check-solutions Z makes a distance above Z standard errors an error.
+//
+// Output: one table row per N and engine, and one "solutions" line per N; lines starting with
+// "estimate" are machine-readable:
 //   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS TIMED DEPTH NODES NODES_REL_ERROR
-// (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds).
-// Exit codes: 0 every engine agreed on every unit, 1 a count differs, 2 bad usage.
+//            SOLUTIONS SOLUTIONS_REL_ERROR
+// (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds;
+// solutions: the estimated total of the board, the same on every engine's line).
+// Exit codes: 0 every engine agreed on every unit, 1 a count differs (or, with --check-solutions,
+// an estimated total is off its published count), 2 bad usage.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <bit>
@@ -38,6 +47,7 @@
 #include <string>
 #include <vector>
 #include "core/kernel.h"
+#include "core/known_counts.h"
 #include "core/units.h"
 #include "command_line.h"
 
@@ -60,6 +70,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::vector<std::string> engines{"vector", "scalar"};
   double max_seconds = 0;
+  double check_solutions = 0;   // 0: report only
 };
 
 // The command line (CLI11, as `nqueens` and nq_bench): the options write into `o`; `plan` is
@@ -73,7 +84,8 @@ struct CommandLine {
                "nq_engines"};
 
   CommandLine() {
-    app.footer("Exit codes: 0 the engines agree, 1 a count differs, 2 bad usage.");
+    app.footer("Exit codes: 0 the engines agree, 1 a count differs (or an estimated total is off its published\n"
+               "count by more than --check-solutions standard errors), 2 bad usage.");
     app.add_option("--n", o.sizes, "board sizes, comma-separated (default 18)")
         ->delimiter(',')
         ->check(CLI::Range(4, core::kMaxN));
@@ -89,6 +101,10 @@ struct CommandLine {
         ->delimiter(',')
         ->check(CLI::IsMember({"vector", "scalar", "mitm"}));
     app.add_option("--max-seconds", o.max_seconds, "stop timing an N after this much engine time (default: no limit)")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--check-solutions", o.check_solutions,
+                   "exit 1 if the estimated total of a board with a published count is more than this many "
+                   "standard errors from it (exactly: where every unit is sampled)")
         ->check(CLI::PositiveNumber);
   }
 
@@ -282,6 +298,32 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
   return {u * mean, mean > 0 ? std::sqrt(var) / mean : 0, mean};
 }
 
+// The "solutions" line: the estimated total beside the published count and how far off it is
+// in standard errors. False if the sample is the whole plan (`exact`: its sum) and that differs
+// from the count, or if the estimate is off by more than max_z standard errors (0: reported only).
+bool report_solutions(int n, const Estimate& e, std::optional<core::Total> exact, double max_z) {
+  const std::optional<core::KnownCounts> known = core::known_counts(n);
+  if (exact && known) {
+    const bool equal = *exact == core::Total{known->total};
+    std::printf("%3d solutions: %s (every unit), published %llu: %s\n", n, core::to_decimal(*exact).c_str(),
+                static_cast<unsigned long long>(known->total), equal ? "equal" : "DIFFERENT");
+    return equal;
+  }
+  std::printf("%3d solutions: estimate %.6g +-%.2f%%", n, e.total, e.rel_se * 100);
+  if (!known) {
+    std::printf(", no published count\n");
+    return true;
+  }
+  const auto q = static_cast<double>(known->total);
+  const auto published = static_cast<unsigned long long>(known->total);
+  const double se = e.total * e.rel_se;
+  const double z = se > 0 ? (e.total - q) / se : e.total == q ? 0 : HUGE_VAL;
+  const bool ok = max_z <= 0 || std::abs(z) <= max_z;
+  std::printf(", published %llu: off by %+.2f standard errors%s\n", published, z,
+              ok ? "" : " (above --check-solutions)");
+  return ok;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,7 +341,7 @@ int main(int argc, char** argv) {
   }
   std::printf("%3s %5s %11s %7s %-7s %11s %14s %8s %10s %20s %8s %s\n", "N", "depth", "units", "timed",
               "engine", "ms/unit", "plan core-s", "+-%", "vs first", "plan nodes", "ns/node", "memory");
-  bool agree = true;
+  bool agree = true, totals_ok = true;
   std::string estimates;
   char line_buffer[256];
   for (int n : o.sizes) {
@@ -354,6 +396,15 @@ int main(int argc, char** argv) {
     double first_sum = 0;
     for (double t : runs[0].seconds) first_sum += t;
     const std::size_t pairs_drawn = sample.size() / 2;
+    std::vector<double> weighted;   // the board's solutions each timed unit stands for
+    core::Total timed_total = 0;     // their exact sum
+    for (std::size_t i = 0; i < timed_units; ++i) {
+      weighted.push_back(static_cast<double>(sample[i].unit.multiplicity) *
+                         static_cast<double>(runs[0].solutions[i]));
+      if (!core::add_product(timed_total, sample[i].unit.multiplicity, runs[0].solutions[i]))
+        throw std::overflow_error("nq_engines: the sampled solutions overflow 128 bits");
+    }
+    const Estimate solutions = estimate(weighted, units, pairs_drawn);
     for (std::size_t e = 0; e < o.engines.size(); ++e) {
       const Estimate est = estimate(runs[e].seconds, units, pairs_drawn);
       const Estimate nodes = estimate(runs[e].nodes, units, pairs_drawn);
@@ -369,14 +420,16 @@ int main(int argc, char** argv) {
       std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %20s %8s %s\n", n, depth,
                   static_cast<unsigned long long>(units), timed_units, o.engines[e].c_str(), est.mean * 1e3,
                   est.total, est.rel_se * 100, first_sum > 0 ? sum / first_sum : 0.0, node_text, ns_text, memory);
-      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f\n", n,
+      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f %.6g %.4f\n", n,
                     o.engines[e].c_str(), est.total, est.rel_se, static_cast<unsigned long long>(units),
-                    timed_units, depth, nodes.total, nodes.rel_se);
+                    timed_units, depth, nodes.total, nodes.rel_se, solutions.total, solutions.rel_se);
       estimates += line_buffer;
     }
+    totals_ok &= report_solutions(n, solutions, timed_units == units ? std::optional(timed_total) : std::nullopt,
+                                  o.check_solutions);
     std::fputs(estimates.c_str(), stdout);
     estimates.clear();
     std::fflush(stdout);
   }
-  return agree ? 0 : 1;
+  return agree && totals_ok ? 0 : 1;
 }
