@@ -306,16 +306,16 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
 // nodes and seconds follow its solutions closely, so this halves the error of estimate() alone:
 // over 150-200 seeds of N = 16, 18 and 20 the nodes' estimates had the same mean (0.999-1.004 of
 // the exact total) and scattered 5.6-7.0 % against 11.4-16.9 % with 40 units, 2.0-3.4 % against
-// 3.4-6.9 % with 200 (docs/performance.md, "Session 12"). Without Q, or with no solution sampled,
-// x's own estimate.
+// 3.4-6.9 % with 200 (docs/performance.md, "Session 12"). Without Q, x's own estimate. Requires
+// sum(w) > 0 when q is given.
 Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, std::optional<double> q,
                   std::uint64_t units, std::size_t pairs_drawn) {
+  if (!q) return estimate(x, units, pairs_drawn);
   double sx = 0, sw = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     sx += x[i];
     sw += w[i];
   }
-  if (!q || sw <= 0) return estimate(x, units, pairs_drawn);
   const double r = sx / sw;
   std::vector<double> residual;
   for (std::size_t i = 0; i < x.size(); ++i) residual.push_back(x[i] - r * w[i]);
@@ -324,11 +324,12 @@ Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, st
   return {total, estimate(residual, units, pairs_drawn).se * *q / w_total, total / static_cast<double>(units)};
 }
 
-// The "solutions" line: the estimated total beside the published count and how far off it is
-// in standard errors. False if the sample is the whole plan (`exact`: its sum) and that differs
-// from the count, or if the estimate is off by more than max_z standard errors (0: reported only).
-bool report_solutions(int n, const Estimate& e, std::optional<core::Total> exact, double max_z) {
-  const std::optional<core::KnownCounts> known = core::known_counts(n);
+// The "solutions" line: the estimated total beside the published count (`known`) and how far
+// off it is in standard errors, and whether the nodes and seconds were estimated by their ratio
+// to it. False if the sample is the whole plan (`exact`: its sum) and that differs from the
+// count, or if the estimate is off by more than max_z standard errors (0: reported only).
+bool report_solutions(int n, const Estimate& e, const std::optional<core::KnownCounts>& known,
+                      std::optional<core::Total> exact, bool by_ratio, double max_z) {
   if (exact && known) {
     const bool equal = *exact == core::Total{known->total};
     std::printf("%3d solutions: %s (every unit), published %llu: %s\n", n, core::to_decimal(*exact).c_str(),
@@ -342,10 +343,10 @@ bool report_solutions(int n, const Estimate& e, std::optional<core::Total> exact
   }
   const auto q = static_cast<double>(known->total);
   const auto published = static_cast<unsigned long long>(known->total);
-  const double z = e.se > 0 ? (e.total - q) / e.se : e.total == q ? 0 : HUGE_VAL;
+  const double z = e.se > 0 ? (e.total - q) / e.se : e.total == q ? 0 : std::copysign(HUGE_VAL, e.total - q);
   const bool ok = max_z <= 0 || std::abs(z) <= max_z;
-  std::printf(", published %llu: off by %+.2f standard errors%s; nodes and seconds by their ratio to it\n",
-              published, z, ok ? "" : " (above --check-solutions)");
+  std::printf(", published %llu: off by %+.2f standard errors%s%s\n", published, z,
+              ok ? "" : " (above --check-solutions)", by_ratio ? "; nodes and seconds by their ratio to it" : "");
   return ok;
 }
 
@@ -430,8 +431,9 @@ int main(int argc, char** argv) {
         throw std::overflow_error("nq_engines: the sampled solutions overflow 128 bits");
     }
     const Estimate solutions = estimate(weighted, units, pairs_drawn);
-    std::optional<double> published;
-    if (const auto known = core::known_counts(n)) published = static_cast<double>(known->total);
+    const std::optional<core::KnownCounts> known = core::known_counts(n);
+    std::optional<double> published;   // set: nodes and seconds by their ratio to the solutions
+    if (known && solutions.total > 0) published = static_cast<double>(known->total);
     for (std::size_t e = 0; e < o.engines.size(); ++e) {
       const Estimate est = total_of(runs[e].seconds, weighted, published, units, pairs_drawn);
       const Estimate nodes = total_of(runs[e].nodes, weighted, published, units, pairs_drawn);
@@ -452,8 +454,8 @@ int main(int argc, char** argv) {
                     timed_units, depth, nodes.total, nodes.rel_se(), solutions.total, solutions.rel_se());
       estimates += line_buffer;
     }
-    totals_ok &= report_solutions(n, solutions, timed_units == units ? std::optional(timed_total) : std::nullopt,
-                                  o.check_solutions);
+    totals_ok &= report_solutions(n, solutions, known, timed_units == units ? std::optional(timed_total) : std::nullopt,
+                                  published.has_value(), o.check_solutions);
     std::fputs(estimates.c_str(), stdout);
     estimates.clear();
     std::fflush(stdout);
