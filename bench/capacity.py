@@ -56,7 +56,7 @@ def human_seconds(s):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", default=str(ROOT / "build/release/bench/nq_bench"))
-    ap.add_argument("--n", default="18,19,20,21,22,23,24,25,26,27")
+    ap.add_argument("--n", help="board sizes, comma-separated (default: 18-27 and any larger sampled N)")
     ap.add_argument("--ns-per-node", type=float, default=0.79,
                     help="one core's time per search node (nq_bench, N = 18, 1 thread)")
     ap.add_argument("--nodes", default="16:173577526,17:1189894450,18:8680644158,19:66380999795",
@@ -92,7 +92,7 @@ def main():
     per_sol = {n: measured[n] / q[n] for n in ns}
     # Growth of nodes per solution per N: geometric mean over the measured steps.
     growth = (per_sol[ns[-1]] / per_sol[ns[0]]) ** (1 / (ns[-1] - ns[0]))
-    sizes = [int(x) for x in a.n.split(",")]
+    sizes = [int(x) for x in a.n.split(",")] if a.n else sorted(set(range(18, 28)) | {n for n in sampled if n > 27})
     unknown = [n for n in sizes if n not in q and n not in sampled]
     if unknown:
         ap.error(f"N = {', '.join(map(str, unknown))}: no published count to scale the node model by "
