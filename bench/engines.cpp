@@ -302,14 +302,14 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
 
 // Where the board's total Q is published: x's total by its ratio to the solutions each unit
 // stands for (w), Q * sum(x) / sum(w), with the standard error of the residuals x - R w scaled
-// by Q / (w's estimated total) (the usual first-order variance of a ratio estimator). A unit's
+// by Q / w_total, w's own estimate (the usual first-order variance of a ratio estimator). A unit's
 // nodes and seconds follow its solutions closely, so this halves the error of estimate() alone:
 // over 150-200 seeds of N = 16, 18 and 20 the nodes' estimates had the same mean (0.999-1.004 of
 // the exact total) and scattered 5.6-7.0 % against 11.4-16.9 % with 40 units, 2.0-3.4 % against
 // 3.4-6.9 % with 200 (docs/performance.md, "Session 12"). Without Q, x's own estimate. Requires
-// sum(w) > 0 when q is given.
-Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, std::optional<double> q,
-                  std::uint64_t units, std::size_t pairs_drawn) {
+// w_total > 0 when q is given.
+Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, double w_total,
+                  std::optional<double> q, std::uint64_t units, std::size_t pairs_drawn) {
   if (!q) return estimate(x, units, pairs_drawn);
   double sx = 0, sw = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -319,7 +319,6 @@ Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, st
   const double r = sx / sw;
   std::vector<double> residual;
   for (std::size_t i = 0; i < x.size(); ++i) residual.push_back(x[i] - r * w[i]);
-  const double w_total = estimate(w, units, pairs_drawn).total;
   const double total = *q * r;
   return {total, estimate(residual, units, pairs_drawn).se * *q / w_total, total / static_cast<double>(units)};
 }
@@ -435,8 +434,8 @@ int main(int argc, char** argv) {
     std::optional<double> published;   // set: nodes and seconds by their ratio to the solutions
     if (known && solutions.total > 0) published = static_cast<double>(known->total);
     for (std::size_t e = 0; e < o.engines.size(); ++e) {
-      const Estimate est = total_of(runs[e].seconds, weighted, published, units, pairs_drawn);
-      const Estimate nodes = total_of(runs[e].nodes, weighted, published, units, pairs_drawn);
+      const Estimate est = total_of(runs[e].seconds, weighted, solutions.total, published, units, pairs_drawn);
+      const Estimate nodes = total_of(runs[e].nodes, weighted, solutions.total, published, units, pairs_drawn);
       double sum = 0;
       for (double t : runs[e].seconds) sum += t;
       char node_text[64] = "-", ns_text[32] = "-";
