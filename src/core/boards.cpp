@@ -215,7 +215,7 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
     w.grow_found(found + kSlack);
     const Stack st{w.cols.data(), w.dl.data(), w.dr.data(), w.level.data()};
     std::uint32_t *st_id = w.id.data(), *st_path = w.path.data();
-#pragma GCC unroll 3
+NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
       const Step x = step(t, g[h]);
       tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
@@ -235,11 +235,11 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
       sp += static_cast<std::size_t>(push(x, g[h], st, sp));
     }
     int idle = 0;
-#pragma GCC unroll 3
+NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
       const __mmask16 fill = refill(t, g[h], st, sp, idle);
-      ID[h] = _mm512_mask_expand_epi32(ID[h], fill, _mm512_loadu_si512(st_id + sp));
-      P[h] = _mm512_mask_expand_epi32(P[h], fill, _mm512_loadu_si512(st_path + sp));
+      ID[h] = _mm512_mask_expand_epi32(ID[h], fill, load_reg(st_id + sp));
+      P[h] = _mm512_mask_expand_epi32(P[h], fill, load_reg(st_path + sp));
     }
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }

@@ -151,10 +151,7 @@ using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;
 
 #define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
-#if defined(__clang__)
-#define NQ_UNROLL _Pragma("clang loop unroll(full)")
-#else
-#define NQ_UNROLL _Pragma("GCC unroll 4")
+#if !defined(__clang__)
 // gcc 12's intrinsics headers trip -Wuninitialized on their own _mm512_undefined idiom.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -186,7 +183,7 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
         nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
       }
     }
-NQ_UNROLL
+NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
       const Step x = step(t, g[h]);
       nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
@@ -194,7 +191,7 @@ NQ_UNROLL
       sp += static_cast<std::size_t>(push(x, g[h], st, sp));
     }
     int idle = 0;
-NQ_UNROLL
+NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) refill(t, g[h], st, sp, idle);
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }

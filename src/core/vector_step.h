@@ -25,8 +25,15 @@
 namespace nq::core::vector_step {
 
 inline constexpr int kLanes = 16;
-inline constexpr int kGroups = 3;
+inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
+// Put before a loop over the kGroups groups: unrolled whole, so each group lives in registers.
+#if defined(__clang__)
+#define NQ_UNROLL_GROUPS _Pragma("clang loop unroll(full)")
+#else
+#define NQ_UNROLL_GROUPS _Pragma("GCC unroll 8")
+#endif
+static_assert(kGroups <= 8, "NQ_UNROLL_GROUPS unrolls gcc's loops 8 times");
 
 // A per-level value as a 32-entry table (two vectors), looked up per lane by level.
 struct LevelTable {
@@ -106,6 +113,16 @@ NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::siz
   return std::popcount(static_cast<unsigned>(s.keep));
 }
 
+// A vector loaded into a register, which the empty asm keeps there: the compiler would fold the
+// load into the expand that uses it, and AMD Zen 4 runs an expand from memory so slowly that it
+// took the counting kernel to 2.2x its time (N = 16-17, docs/performance.md, "Session 13");
+// the load and an expand between registers are cheap on every AVX-512 core.
+NQ_VECTOR_STEP __m512i load_reg(const void* p) {
+  __m512i v = _mm512_loadu_si512(p);
+  __asm__("" : "+v"(v));
+  return v;
+}
+
 // Moves nodes from the top of the stack (sp entries) into the group's empty lanes and sets
 // their untried squares. Returns the lanes filled (a caller carrying more fields expands them
 // from st + sp with the same mask); sp drops by their number and `idle` grows by the empty
@@ -117,10 +134,10 @@ NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std:
   idle += static_cast<int>(want - take);
   const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
   sp -= take;
-  g.C = _mm512_mask_expand_epi32(g.C, fill, _mm512_loadu_si512(st.cols + sp));
-  g.L = _mm512_mask_expand_epi32(g.L, fill, _mm512_loadu_si512(st.dl + sp));
-  g.R = _mm512_mask_expand_epi32(g.R, fill, _mm512_loadu_si512(st.dr + sp));
-  g.LV = _mm512_mask_expand_epi32(g.LV, fill, _mm512_loadu_si512(st.level + sp));
+  g.C = _mm512_mask_expand_epi32(g.C, fill, load_reg(st.cols + sp));
+  g.L = _mm512_mask_expand_epi32(g.L, fill, load_reg(st.dl + sp));
+  g.R = _mm512_mask_expand_epi32(g.R, fill, load_reg(st.dr + sp));
+  g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
   const __m512i occ = _mm512_ternarylogic_epi32(g.C, g.L, g.R, 0xFE);
   g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup(t.blk0, g.LV)), _mm512_set1_epi32(-1));
   return fill;
