@@ -75,7 +75,7 @@ RowSearch prepare_search(const Partial& p);
 //     square (its queen is a node too); a square tried higher up is expanded only if the next
 //     row has a free square and the row after it has one given the queens placed so far
 //     (a one-row lookahead that prunes most dead ends before they cost a node each).
-// With AVX-512 (checked at run time) it searches 48 nodes at once with vector code; otherwise
+// With AVX-512 (checked at run time) it searches 64 nodes at once with vector code; otherwise
 // it is a plain iterative search. Both give the same solutions and nodes.
 SearchStats count_completions(const RowSearch& s);
 SearchStats count_completions(const Partial& p);

@@ -114,9 +114,10 @@ NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::siz
 }
 
 // A vector loaded into a register, which the empty asm keeps there: the compiler would fold the
-// load into the expand that uses it, and AMD Zen 4 runs an expand from memory so slowly that it
-// took the counting kernel to 2.2x its time (N = 16-17, docs/performance.md, "Session 13");
-// the load and an expand between registers are cheap on every AVX-512 core.
+// load into the expand that uses it, and AMD Zen 4 runs an expand from memory so slowly that the
+// counting kernel took 2.2-3.1x its time (nq_bench, N = 16-18, one and two threads, against this
+// form in the same script); the load and an expand between registers are cheap on every
+// AVX-512 core.
 NQ_VECTOR_STEP __m512i load_reg(const void* p) {
   __m512i v = _mm512_loadu_si512(p);
   __asm__("" : "+v"(v));
