@@ -50,6 +50,9 @@ struct Tables {
   LevelTable blk0, blk1, blk2, gap, gap1;
   __m512i last_parent;   // the level whose children are in the last row
 };
+NQ_VECTOR_STEP LevelTable load_table(const std::uint32_t* t) {
+  return {_mm512_load_si512(t), _mm512_load_si512(t + 16)};
+}
 NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
   const int m = s.levels;
   auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
@@ -61,8 +64,9 @@ NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
     g0[d] = d + 1 < m ? s.gap[d] : 1u;
     g1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
   }
-  auto table = [](const std::uint32_t* t) { return LevelTable{_mm512_load_si512(t), _mm512_load_si512(t + 16)}; };
-  return {table(b0), table(b1), table(b2), table(g0), table(g1), _mm512_set1_epi32(m - 2)};
+  // A named function, not a lambda: a lambda does not inherit the target attribute, and a build
+  // with -march=native on a CPU without AVX-512 would not compile.
+  return {load_table(b0), load_table(b1), load_table(b2), load_table(g0), load_table(g1), _mm512_set1_epi32(m - 2)};
 }
 
 // One group of lanes.
