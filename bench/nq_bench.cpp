@@ -145,8 +145,7 @@ int main(int argc, char** argv) {
   while (!compiler.empty() && compiler.back() == ' ') compiler.pop_back();
   core::allow_vector_kernel(!o.scalar);
   std::printf("nq_bench: %s; kernel %s; %d hardware threads; %d reps, median\n", compiler.c_str(),
-              o.scalar ? "scalar (--kernel scalar)"
-              : core::vector_kernel_available() ? "AVX-512 vector" : "scalar (no AVX-512)",
+              o.scalar ? "scalar (--kernel scalar)" : core::kernel_name(),
               core::usable_cpus(), o.reps);
   std::printf("%3s %3s %-8s %5s %7s %9s %9s %7s %14s %14s %14s %s\n", "N", "thr", "symmetry",
               "depth", "units", "ours[s]", "ref[s]", "ratio", "ours nodes", "ref nodes", "total",

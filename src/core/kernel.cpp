@@ -236,12 +236,18 @@ SearchStats count_completions_scalar(const RowSearch& s) {
   return scalar_search<false>(s, Node{0, 0, 0, 0}, nullptr, NoVisit{});
 }
 
+const char* kernel_name() {
+  if (!vector_kernel_allowed.load(std::memory_order_relaxed)) return "scalar";
+  return vector_kernel_available() ? "AVX-512" : avx2_kernel_available() ? "AVX2" : "scalar";
+}
+
 SearchStats count_completions(const RowSearch& s) {
+  if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed)) {
 #if NQ_HAVE_AVX512_KERNEL
-  if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed) &&
-      vector_kernel_available())
-    return vector_search(s, kStackCapacity);
+    if (vector_kernel_available()) return vector_search(s, kStackCapacity);
 #endif
+    if (const auto st = count_completions_avx2(s)) return *st;
+  }
   return count_completions_scalar(s);
 }
 

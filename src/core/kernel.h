@@ -75,8 +75,9 @@ RowSearch prepare_search(const Partial& p);
 //     square (its queen is a node too); a square tried higher up is expanded only if the next
 //     row has a free square and the row after it has one given the queens placed so far
 //     (a one-row lookahead that prunes most dead ends before they cost a node each).
-// With AVX-512 (checked at run time) it searches 64 nodes at once with vector code; otherwise
-// it is a plain iterative search. Both give the same solutions and nodes.
+// The CPU picks the kernel at run time: with AVX-512 it searches 64 nodes at once with vector
+// code, with AVX2 32 nodes of one level at once (kernel_avx2.cpp), otherwise it is a plain
+// iterative search. All give the same solutions and nodes.
 SearchStats count_completions(const RowSearch& s);
 SearchStats count_completions(const Partial& p);
 // The plain iterative search, regardless of the CPU (tests compare the two).
@@ -87,9 +88,14 @@ SearchStats count_completions_scalar(const RowSearch& s);
 std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit);
 // True if the CPU can run the vector kernel.
 bool vector_kernel_available();
-// Whether count_completions may use the vector kernel (default true). For benchmarks and tests
+// The AVX2 kernel, or nullopt if the CPU has no AVX2; and whether it has.
+std::optional<SearchStats> count_completions_avx2(const RowSearch& s);
+bool avx2_kernel_available();
+// Whether count_completions may use the vector kernels (default true). For benchmarks and tests
 // of the scalar path; affects searches started afterwards, in all threads.
 void allow_vector_kernel(bool allowed);
+// The kernel count_completions uses now, for reports: "AVX-512", "AVX2" or "scalar".
+const char* kernel_name();
 
 // Calls f(board) for every completion, in lexicographic order of the board, until f returns
 // false. For `p`, the first p.row entries of the board are taken from `prefix`; for `s`, the
