@@ -3,10 +3,12 @@
 // bench/engines.sh (issue 13) for the growth estimate that feeds bench/capacity.py.
 //
 //   nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]
-//              [--engines vector,scalar,mitm] [--max-seconds S]
+//              [--engines vector,avx2,scalar,mitm] [--max-seconds S]
 //
 // Engines (every one is checked against the first on every sampled unit):
 //   vector  core::count_completions_vector, the AVX-512 tree walker `nqueens` uses;
+//   avx2    core::count_completions_avx2, the AVX2 level-batched walker `nqueens` uses without
+//           AVX-512 (where the CPU has no AVX-512, `vector` is replaced by it);
 //   scalar  core::count_completions_scalar, the plain iterative tree walker;
 //   mitm    a meet-in-the-middle join measured for issue 13 (bench-only, not in core: it never
 //           measured faster): the fillings of the upper and lower halves of a unit's free rows,
@@ -98,9 +100,9 @@ struct CommandLine {
     app.add_option("--sample", o.sample, "units drawn, one per stratum of the id range (default 40)")
         ->check(CLI::PositiveNumber);
     app.add_option("--seed", o.seed, "the sample's seed (default 1)")->check(CLI::PositiveNumber);
-    app.add_option("--engines", o.engines, "engines, comma-separated: vector, scalar, mitm (default vector,scalar)")
+    app.add_option("--engines", o.engines, "engines, comma-separated: vector, avx2, scalar, mitm (default vector,scalar)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"vector", "scalar", "mitm"}));
+        ->check(CLI::IsMember({"vector", "avx2", "scalar", "mitm"}));
     app.add_option("--max-seconds", o.max_seconds, "stop timing an N after this much engine time (default: no limit)")
         ->check(CLI::PositiveNumber);
     app.add_option("--check-solutions", o.check_solutions,
@@ -359,11 +361,22 @@ int main(int argc, char** argv) {
   std::erase(o.engines, std::string("mitm"));
 #endif
   if (!core::vector_kernel_available()) {
+    const bool avx2 = core::avx2_kernel_available();
+    for (std::string& e : o.engines)
+      if (e == "vector" && avx2) e = "avx2";
     std::erase(o.engines, std::string("vector"));
     std::erase(o.engines, std::string("mitm"));
-    std::printf("nq_engines: no AVX-512 on this CPU: vector and mitm left out\n");
-    if (o.engines.empty()) return 2;
+    std::printf("nq_engines: no AVX-512 on this CPU: mitm left out, %s\n",
+                avx2 ? "avx2 instead of vector" : "vector too");
   }
+  if (!core::avx2_kernel_available()) std::erase(o.engines, std::string("avx2"));
+  {   // each engine once, in the order asked
+    std::vector<std::string> unique;
+    for (const std::string& e : o.engines)
+      if (std::find(unique.begin(), unique.end(), e) == unique.end()) unique.push_back(e);
+    o.engines = unique;
+  }
+  if (o.engines.empty()) return 2;
   std::printf("%3s %5s %11s %7s %-7s %11s %14s %8s %10s %20s %8s %s\n", "N", "depth", "units", "timed",
               "engine", "ms/unit", "plan core-s", "+-%", "vs first", "plan nodes", "ns/node", "memory");
   bool agree = true, totals_ok = true;
@@ -391,6 +404,8 @@ int main(int argc, char** argv) {
         double t = 0;
         if (name == "vector") {
           t = timed([&] { st = *core::count_completions_vector(x.search, 4096); });
+        } else if (name == "avx2") {
+          t = timed([&] { st = *core::count_completions_avx2(x.search); });
         } else if (name == "scalar") {
           t = timed([&] { st = core::count_completions_scalar(x.search); });
         } else {

@@ -112,6 +112,10 @@ void expect_kernels_agree(const RowSearch& s, const char* what) {
   EXPECT_EQ(v.solutions, scalar.solutions) << what;
   EXPECT_EQ(v.nodes, scalar.nodes) << what;
   EXPECT_EQ(visited, scalar.solutions) << what;
+  if (const auto avx2 = count_completions_avx2(s)) {
+    EXPECT_EQ(avx2->solutions, scalar.solutions) << what << " (AVX2)";
+    EXPECT_EQ(avx2->nodes, scalar.nodes) << what << " (AVX2)";
+  }
   if (!vector_kernel_available()) return;
   for (int limit : {4096, 120, 97})   // small limits force the overflow path
     if (const auto vec = count_completions_vector(s, limit)) {
@@ -161,6 +165,25 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
       ASSERT_TRUE(s);
       expect_kernels_agree(*s, "wide board");
     }
+}
+
+TEST(Kernel, Avx2AndScalarKernelsAgreeOnSolutionsAndNodes) {
+  if (!avx2_kernel_available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  Lcg rng{11};
+  for (int n = 2; n <= 14; ++n) {   // whole boards: the published totals, and the scalar nodes
+    const RowSearch s = prepare_search(*place_prefix(n, {}));
+    EXPECT_EQ(count_completions_avx2(s)->solutions, known_counts(n)->total) << n;
+    expect_kernels_agree(s, "empty board");
+  }
+  // Wide boards with queens pre-placed in random rows (uneven gaps between the levels), up to
+  // 32 columns; and few rows left (a batch never fills) or many (batches fill and drain).
+  for (int n : {16, 17, 21, 24, 27, 31, 32})
+    for (int left : {3, 6, 10, 12})
+      for (int trial = 0; trial < 4; ++trial) {
+        const auto s = prepare_search(n, random_placement(n, rng, n - left));
+        ASSERT_TRUE(s);
+        expect_kernels_agree(*s, "wide board");
+      }
 }
 
 TEST(Kernel, PrepareSearchRejectsBadPlacements) {
