@@ -62,7 +62,7 @@ struct CommandLine {
         ->check(CLI::IsMember({"full", "mirror", "none"}));
     app.add_option("--depth", o.depth, "rows per work unit (default: as `nqueens count` chooses)")
         ->check(CLI::PositiveNumber);
-    app.add_option("--kernel", kernel, "auto: the vector kernel where the CPU has AVX-512; scalar: never")
+    app.add_option("--kernel", kernel, "auto: the vector kernel the CPU allows (AVX-512, else AVX2); scalar: never")
         ->check(CLI::IsMember({"auto", "scalar"}));
     app.add_flag("--ref-nodes", o.ref_nodes, "also count the reference's nodes (one extra, untimed reference run)");
     app.add_flag("--plans", o.plans,

@@ -6,6 +6,7 @@
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "buildinfo/git_commit.h"
+#include "core/kernel.h"
 #include "core/types.h"
 #include "core/version.h"
 
@@ -32,8 +33,10 @@ CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::k
 
 int run_command_line(int argc, char** argv) {
   CLI::App cli{"nqueens: enumerate and count all solutions of the N-Queens puzzle"};
+  // The second line names the kernel this CPU runs (`srun nqueens --version` on a compute node).
   cli.set_version_flag("--version", std::string("nqueens ") + nq::kProgramVersion + " (" +
-                                        nq::kGitCommit + ")");
+                                        nq::kGitCommit + ")\nkernel " + nq::core::kernel_name() +
+                                        " on this CPU");
   cli.require_subcommand(1);
   Runner run;
   add_solve_command(cli, run);

@@ -66,3 +66,22 @@ def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
 def test_help_and_version():
     assert "count" in run(["--help"], check=0).stdout
     assert run(["--version"], check=0).stdout.startswith("nqueens ")
+
+
+def test_version_names_the_kernel_the_cpu_flags_allow():
+    # Independent of the binary's own detection: the flags the kernel reads, as /proc/cpuinfo
+    # lists them.
+    flags = set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
+    if {"avx512f", "avx512vl", "avx512bw", "avx512dq", "popcnt", "bmi2"} <= flags:
+        expected = "AVX-512"
+    elif {"avx2", "popcnt", "bmi2"} <= flags:
+        expected = "AVX2"
+    else:
+        expected = "scalar"
+    lines = run(["--version"], check=0).stdout.splitlines()
+    assert len(lines) == 2 and lines[1] == f"kernel {expected} on this CPU", lines

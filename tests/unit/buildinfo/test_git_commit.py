@@ -122,7 +122,7 @@ def test_outside_a_git_work_tree_the_commit_is_unknown(tmp_path):
 
 
 def test_the_built_binary_reports_the_source_tree_it_was_built_from():
-    out = sh([os.environ["NQUEENS_BIN"], "--version"], SRC, GIT_ENV).strip()
+    out = sh([os.environ["NQUEENS_BIN"], "--version"], SRC, GIT_ENV).splitlines()[0]
     m = re.fullmatch(r"nqueens \S+ \((\S+)\)", out)
     assert m, out
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=SRC, env=GIT_ENV,
