@@ -4,13 +4,13 @@
 //
 // Level-synchronous batches: the nodes waiting to be expanded are kept in one small batch per
 // level, each node with its squares still untried. A step takes up to kBatch nodes of one level
-// (the deepest level holding a full batch, else the deepest holding any), and each tries its
-// lowest untried square, as in the AVX-512 walker. Since all lanes of a step share a level, the
-// level's blocked squares and row gaps are scalars broadcast once per step rather than looked
-// up per lane. (Taking the deepest batch with any node instead, a plain depth-first order,
-// leaves one lane busy in 32: 5x slower than the scalar search.) The children that the rule keeps go to the next level's batch, the nodes with
-// squares left back to their own; both by a compress made of a permutation from a 256-entry
-// table. Only the deepest full batch grows the one below it, which holds fewer than kBatch
+// (the deepest level holding a full batch, else the shallowest holding any: the deepest would
+// be a plain depth-first order, one lane busy per step and 5x slower than the scalar search), and
+// each tries its lowest untried square, as in the AVX-512 walker. Since all lanes of a step
+// share a level, the level's blocked squares and row gaps are scalars broadcast once per step
+// rather than looked up per lane. The children that the rule keeps go to the next level's batch,
+// the nodes with squares left back to their own; both by a compress made of a permutation from
+// a 256-entry table. Only the deepest full batch grows the one below it, which holds fewer than kBatch
 // nodes until then, so no batch ever exceeds 2 * kBatch nodes: the memory is fixed (~70 KB of
 // the thread's stack) and there is no overflow path.
 //
@@ -73,10 +73,9 @@ NQ_AVX2_INLINE void compress_store(Batch& b, int at, int mask, const Lanes& x) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(b.a + at), _mm256_permutevar8x32_epi32(x.a, idx));
 }
 
-NQ_AVX2_INLINE Lanes load(const Batch& b, int at) {
-  auto ld = [](const std::uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); };
-  return {ld(b.c + at), ld(b.l + at), ld(b.r + at), ld(b.a + at)};
-}
+// (Named functions, not lambdas: a lambda does not inherit the target attribute.)
+NQ_AVX2_INLINE __m256i load8(const std::uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+NQ_AVX2_INLINE Lanes load(const Batch& b, int at) { return {load8(b.c + at), load8(b.l + at), load8(b.r + at), load8(b.a + at)}; }
 
 NQ_AVX2 SearchStats level_search(const RowSearch& s) {
   const int m = s.levels;
