@@ -3,10 +3,14 @@
 #include <bit>
 #include <cstring>
 #include <stdexcept>
+#include "core/level_step.h"
 #include "core/vector_step.h"
 #if NQ_HAVE_VECTOR_STEP
 #define NQ_HAVE_AVX512_BOARDS 1
 #define NQ_BOARDS_AVX512 __attribute__((target("avx512f,popcnt,bmi,bmi2")))
+#endif
+#if NQ_HAVE_AVX512_BOARDS || NQ_HAVE_LEVEL_STEP
+#define NQ_HAVE_VECTOR_BOARDS 1
 #endif
 
 namespace nq::core {
@@ -152,9 +156,9 @@ Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
   return tried;
 }
 
-#if NQ_HAVE_AVX512_BOARDS
-using namespace vector_step;
-constexpr std::size_t kSlack = kPushMax + kLanes;   // a step's stores (pushes or solutions) past the top
+#if NQ_HAVE_VECTOR_BOARDS
+// A step's stores (pushes or solutions) past the top.
+constexpr std::size_t kSlack = 2 * 64 + 16;
 
 // The buffers of a vector walk, reused across units by a thread.
 struct Workspace {
@@ -177,6 +181,12 @@ struct Workspace {
     for (auto* v : {&f_id, &f_path, &f_tail}) v->resize(size);
   }
 };
+
+#endif   // NQ_HAVE_VECTOR_BOARDS
+
+#if NQ_HAVE_AVX512_BOARDS
+using namespace vector_step;
+static_assert(kSlack >= kPushMax + kLanes);
 
 #if !defined(__clang__)
 // gcc 12's intrinsics headers trip -W(maybe-)uninitialized on their own _mm512_undefined idiom.
@@ -249,7 +259,58 @@ NQ_UNROLL_GROUPS
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+#endif   // NQ_HAVE_AVX512_BOARDS
 
+#if NQ_HAVE_LEVEL_STEP
+// The same search by the AVX2 level walk (core/level_step.h): nodes carry the frontier index and
+// the columns of their levels from f on as two more fields.
+namespace ls = level_step;
+constexpr int kId = ls::kNodeFields, kPath = ls::kNodeFields + 1, kBoardFields = ls::kNodeFields + 2;
+static_assert(kSlack >= ls::kBatch + ls::kLanes);
+
+struct BoardWalker {
+  const RowSearch& s;
+  int f;
+  Workspace& w;
+  std::size_t& found;
+  std::size_t next_seed = 0;
+
+  NQ_AVX2_INLINE int fill(ls::Batch<kBoardFields>& b, int count) {
+    while (count < ls::kBatch && next_seed < w.seeds) {
+      const std::size_t i = next_seed++;
+      b.f[ls::kCols][count] = w.cols[i];
+      b.f[ls::kDl][count] = w.dl[i];
+      b.f[ls::kDr][count] = w.dr[i];
+      b.f[ls::kUntried][count] = ~(w.cols[i] | w.dl[i] | w.dr[i] | ls::blocked_at(s, f));
+      b.f[kId][count] = w.id[i];
+      b.f[kPath][count] = w.path[i];
+      ++count;
+    }
+    return count;
+  }
+  NQ_AVX2_INLINE void child(ls::Lanes<kBoardFields>& c, const ls::Lanes<kBoardFields>& parent, __m256i bit, int d) {
+    const int shift = d >= f && d <= s.levels - 3 ? kColumnBits * (s.levels - 3 - d) : 0;
+    c.v[kId] = parent.v[kId];
+    c.v[kPath] = _mm256_or_si256(parent.v[kPath], _mm256_sll_epi32(ls::bit_index(bit), _mm_cvtsi32_si128(shift)));
+  }
+  NQ_AVX2_INLINE void on_solutions(int lanes, const ls::Lanes<kBoardFields>& parent, __m256i bit, __m256i last_free) {
+    w.grow_found(found + kSlack);
+    const __m256i tail = _mm256_or_si256(_mm256_slli_epi32(ls::bit_index(bit), kColumnBits), ls::bit_index(last_free));
+    const __m256i idx = ls::compress_index(lanes);
+    ls::compress_store(w.f_id.data() + found, idx, parent.v[kId]);
+    ls::compress_store(w.f_path.data() + found, idx, parent.v[kPath]);
+    ls::compress_store(w.f_tail.data() + found, idx, tail);
+    found += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(lanes)));
+  }
+};
+
+NQ_AVX2 Count level_walk(const RowSearch& s, int f, Workspace& w, std::size_t& found) {
+  BoardWalker walker{s, f, w, found};
+  return ls::walk<kBoardFields>(s, f, walker);
+}
+#endif   // NQ_HAVE_LEVEL_STEP
+
+#if NQ_HAVE_VECTOR_BOARDS
 // The batch's solutions, sorted, as boards appended to `out`.
 void emit_batch(const RowSearch& s, int f, Workspace& w, std::size_t found, std::vector<Column>& out) {
   const int m = s.levels;
@@ -286,7 +347,12 @@ SearchStats vector_completions(const RowSearch& s, std::vector<Column>& out, std
   w.prefixes.clear();
   auto run_batch = [&] {
     std::size_t found = 0;
-    tried += vector_walk(s, f, w, found);
+#if NQ_HAVE_AVX512_BOARDS
+    if (vector_kernel_available())
+      tried += vector_walk(s, f, w, found);
+    else
+#endif
+      tried += level_walk(s, f, w, found);
     emit_batch(s, f, w, found, out);
     solutions += found;
     w.seeds = 0;
@@ -306,7 +372,7 @@ SearchStats vector_completions(const RowSearch& s, std::vector<Column>& out, std
   if (w.seeds) run_batch();
   return {solutions, tried + solutions};
 }
-#endif   // NQ_HAVE_AVX512_BOARDS
+#endif   // NQ_HAVE_VECTOR_BOARDS
 
 SearchStats scalar_completions(const RowSearch& s, std::vector<Column>& out) {
   return visit_completions(s, [&](BoardView b) {
@@ -320,8 +386,8 @@ SearchStats scalar_completions(const RowSearch& s, std::vector<Column>& out) {
 
 std::optional<SearchStats> append_completions_vector(const RowSearch& s, std::vector<Column>& out,
                                                      std::size_t seed_batch) {
-#if NQ_HAVE_AVX512_BOARDS
-  if (!vector_kernel_available()) return std::nullopt;
+#if NQ_HAVE_VECTOR_BOARDS
+  if (!vector_kernel_available() && !avx2_kernel_available()) return std::nullopt;
   if (s.levels < 2) return scalar_completions(s, out);
   return vector_completions(s, out, std::clamp<std::size_t>(seed_batch, 1, kMaxSeedBatch));
 #else

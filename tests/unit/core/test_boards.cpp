@@ -139,7 +139,7 @@ TEST(BoardGenerator, VectorTraversalGivesTheScalarVisitsBoardsInOrderWithItsStat
       for (std::size_t batch : {std::size_t{1}, std::size_t{7}, kSeedBatch}) {
         vector.clear();
         const auto got = append_completions_vector(s, vector, batch);
-        if (!got) GTEST_SKIP() << "no AVX-512 on this CPU: the vector traversal is not used";
+        if (!got) GTEST_SKIP() << "no AVX-512 or AVX2 on this CPU: the vector traversal is not used";
         ASSERT_EQ(vector, scalar) << plan.n() << " unit " << u.id << " batch " << batch;
         EXPECT_EQ(got->solutions, want.solutions);
         EXPECT_EQ(got->nodes, want.nodes) << plan.n() << " unit " << u.id;
