@@ -61,7 +61,7 @@ def main():
                     help="one core's time per search node (nq_bench, N = 18, 1 thread)")
     ap.add_argument("--nodes", default="16:173577526,17:1189894450,18:8680644158,19:66380999795",
                     help="measured search nodes per N (nq_bench 'ours nodes')")
-    ap.add_argument("--sampled", help="estimates from bench/engines.sh (OUT=FILE), engine 'vector'")
+    ap.add_argument("--sampled", help="estimates from bench/engines.sh (OUT=FILE), engine 'vector' or 'avx2'")
     ap.add_argument("--cores-per-node", type=int, default=64)
     ap.add_argument("--master-rate", type=float, default=300000,
                     help="units/s the master sustains (bench/dispatch.sh measured 530k-720k)")
@@ -81,7 +81,8 @@ def main():
         ap.error(f"--sampled {a.sampled}: {e.strerror}")
     for line in lines:
         w = line.split()
-        if len(w) >= 5 and w[0] == "estimate" and w[2] == "vector":
+        # The kernel nqueens runs: vector (AVX-512), or avx2 where nq_engines ran without it.
+        if len(w) >= 5 and w[0] == "estimate" and w[2] in ("vector", "avx2"):
             nodes = float(w[8]) if len(w) >= 10 else 0.0
             if nodes > 0:
                 sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))

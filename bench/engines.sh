@@ -53,8 +53,10 @@ for n in $ns; do
   }' >>"$out"
 done
 
-# The table: ours (the first engine) against the peer, and the growth per N of each.
-awk -v first="${engines%%,*}" '
+# The table: ours (the first engine, as nq_engines names it: avx2 for vector on a CPU without
+# AVX-512) against the peer, and the growth per N of each.
+awk '
+  $1 == "estimate" && $3 != "peer" && first == "" { first = $3 }
   $1 == "estimate" && ($3 == first || $3 == "peer") { t[$2, $3] = $4; e[$2, $3] = $5; seen[$2] = 1 }
   END {
     printf "\n%3s %18s %18s %12s %14s %14s\n", "N", "ours core-s", "peer core-s", "ours/peer", "ours growth", "peer growth"

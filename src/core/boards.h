@@ -76,9 +76,10 @@ std::optional<std::string> check_unit_boards(const UnitPlan& plan, const WorkUni
 
 // The completions of `s` appended to `out` (s.n columns each), in the order of
 // visit_completions (lexicographic) and with its stats: the vector traversal where the CPU has
-// AVX-512 (vector_kernel_available()), else the scalar visit.
+// AVX-512 or AVX2 (the same walkers as count_completions), else the scalar visit.
 SearchStats append_completions(const RowSearch& s, std::vector<Column>& out);
-// The vector traversal only, or nullopt without AVX-512 (tests compare it with the scalar visit).
+// The vector traversal only, or nullopt without AVX-512 or AVX2 (tests compare it with the
+// scalar visit).
 // It walks the tree as the vector counting kernel does (lanes are nodes, each carrying the
 // columns of its last few levels, the levels above coming from a scalar walk that hands the
 // vector walk `seed_batch` nodes at a time) and sorts the completions of each batch into
