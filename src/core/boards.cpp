@@ -295,6 +295,7 @@ struct BoardWalker {
     c.v[kPath] = _mm256_or_si256(parent.v[kPath], _mm256_sll_epi32(ls::bit_index(bit), _mm_cvtsi32_si128(shift)));
   }
   NQ_AVX2_INLINE void on_solutions(int lanes, const ls::Lanes<kBoardFields>& parent, __m256i bit, __m256i last_free) {
+    if (!lanes) return;
     w.grow_found(found + kSlack);
     const __m256i tail = _mm256_or_si256(_mm256_slli_epi32(ls::bit_index(bit), kColumnBits), ls::bit_index(last_free));
     const __m256i idx = ls::compress_index(lanes);

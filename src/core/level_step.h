@@ -114,7 +114,7 @@ NQ_AVX2_INLINE __m256i free_squares(const RowSearch& s, int d, __m256i c, __m256
 //   void child(Lanes<kFields>& c, const Lanes<kFields>& parent, __m256i bit, int d): sets the
 //     walker's fields of the children that parent's lanes get by trying `bit` at level d;
 //   void on_solutions(int lanes, const Lanes<kFields>& parent, __m256i bit, __m256i last_free):
-//     at level s.levels - 2, the lanes (a mask) whose square `bit` completes a solution, whose
+//     at level s.levels - 2, the lanes (a mask, maybe 0) whose square `bit` completes a solution, whose
 //     last row's one free square is last_free.
 template <int kFields, class Walker>
 NQ_AVX2_INLINE Count walk(const RowSearch& s, int top, Walker& w) {
@@ -167,7 +167,7 @@ NQ_AVX2_INLINE Count walk(const RowSearch& s, int top, Walker& w) {
       const int alive = tried & nonzero_lanes(child.v[kUntried]);
       tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(tried)));
       if (last_parent) {
-        if (alive) w.on_solutions(alive, g, bit, child.v[kUntried]);
+        w.on_solutions(alive, g, bit, child.v[kUntried]);
       } else {
         const __m256i ahead = _mm256_or_si256(
             _mm256_or_si256(_mm256_sll_epi32(child.v[kDl], gap1), _mm256_srl_epi32(child.v[kDr], gap1)),
