@@ -76,7 +76,7 @@ RowSearch prepare_search(const Partial& p);
 //     row has a free square and the row after it has one given the queens placed so far
 //     (a one-row lookahead that prunes most dead ends before they cost a node each).
 // The CPU picks the kernel at run time: with AVX-512 it searches 64 nodes at once with vector
-// code, with AVX2 32 nodes of one level at once (kernel_avx2.cpp), otherwise it is a plain
+// code, with AVX2 64 nodes of one level at once (core/level_step.h), otherwise it is a plain
 // iterative search. All give the same solutions and nodes.
 SearchStats count_completions(const RowSearch& s);
 SearchStats count_completions(const Partial& p);
