@@ -113,6 +113,8 @@ namespace {
 constexpr int kWindow = 6;                 // levels carried by a lane: 6 x 5 bits = 30 bits
 constexpr std::size_t kMaxSeedBatch = std::size_t{1} << 24;   // frontier indices in a key: 24 bits
 constexpr int kColumnBits = 5;             // a column < 32
+// Where a node of level d carries its column (levels f..m-3 are carried), else 0.
+constexpr int carried_shift(int m, int f, int d) { return d >= f && d <= m - 3 ? kColumnBits * (m - 3 - d) : 0; }
 
 // The scalar walk over levels 0..f-1 (f <= s.levels - 2): calls on_seed(cols, dl, dr, path)
 // for every node of level f the search rule keeps, in lexicographic order (path: the columns of
@@ -210,7 +212,7 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
   const Tables t = make_tables(s);
   alignas(64) std::uint32_t t_shift[32];   // where a node of level d carries its column
   for (int d = 0; d < 32; ++d)
-    t_shift[d] = d >= f && d <= m - 3 ? static_cast<std::uint32_t>(kColumnBits * (m - 3 - d)) : 0u;
+    t_shift[d] = static_cast<std::uint32_t>(carried_shift(m, f, d));
   const LevelTable shift{_mm512_load_si512(t_shift), _mm512_load_si512(t_shift + 16)};
   const __m512i zero = _mm512_setzero_si512();
   Group g[kGroups];
@@ -282,7 +284,7 @@ struct BoardWalker {
       b.f[ls::kCols][count] = w.cols[i];
       b.f[ls::kDl][count] = w.dl[i];
       b.f[ls::kDr][count] = w.dr[i];
-      b.f[ls::kUntried][count] = ~(w.cols[i] | w.dl[i] | w.dr[i] | ls::blocked_at(s, f));
+      b.f[ls::kUntried][count] = ls::untried_at(s, f, w.cols[i], w.dl[i], w.dr[i]);
       b.f[kId][count] = w.id[i];
       b.f[kPath][count] = w.path[i];
       ++count;
@@ -290,7 +292,7 @@ struct BoardWalker {
     return count;
   }
   NQ_AVX2_INLINE void child(ls::Lanes<kBoardFields>& c, const ls::Lanes<kBoardFields>& parent, __m256i bit, int d) {
-    const int shift = d >= f && d <= s.levels - 3 ? kColumnBits * (s.levels - 3 - d) : 0;
+    const int shift = carried_shift(s.levels, f, d);
     c.v[kId] = parent.v[kId];
     c.v[kPath] = _mm256_or_si256(parent.v[kPath], _mm256_sll_epi32(ls::bit_index(bit), _mm_cvtsi32_si128(shift)));
   }
@@ -333,7 +335,7 @@ void emit_batch(const RowSearch& s, int f, Workspace& w, std::size_t found, std:
     for (int l = 0; l < f; ++l) b[s.row[l]] = prefix[l];
     const auto carried = static_cast<std::uint32_t>(key >> 10) & ((1u << 30) - 1);
     for (int l = f; l <= m - 3; ++l)
-      b[s.row[l]] = static_cast<Column>(carried >> (kColumnBits * (m - 3 - l)) & 31);
+      b[s.row[l]] = static_cast<Column>(carried >> carried_shift(m, f, l) & 31);
     b[s.row[m - 2]] = static_cast<Column>(key >> 5 & 31);
     b[s.row[m - 1]] = static_cast<Column>(key & 31);
     at += n;

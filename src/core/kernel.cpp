@@ -87,8 +87,8 @@ SearchStats scalar_search(const RowSearch& s, Node start, Column* board, OnSolut
   Mask blk[kMaxN + 2];
   int gap[kMaxN + 2];
   for (int i = 0; i < kMaxN + 2; ++i) {
-    blk[i] = i < m ? s.blocked[i] : ~Mask{0};
-    gap[i] = i + 1 < m ? s.gap[i] : 1;
+    blk[i] = blocked_at(s, i);
+    gap[i] = gap_after(s, i);
   }
   Mask cols[kMaxN], dl[kMaxN], dr[kMaxN], avail[kMaxN];
   const int top = start.level;

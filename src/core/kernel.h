@@ -57,6 +57,11 @@ struct RowSearch {
   std::array<Mask, kMaxN> blocked{};
 };
 
+// The squares blocked at level i and the rows from level i to the next, as the walkers read them
+// up to two levels past a node: past the last level, every square is blocked and the gap is 1.
+constexpr Mask blocked_at(const RowSearch& s, int i) { return i < s.levels ? s.blocked[i] : ~Mask{0}; }
+constexpr int gap_after(const RowSearch& s, int i) { return i + 1 < s.levels ? s.gap[i] : 1; }
+
 // Squares of board row `row` that the queens of `placement` in the other rows attack (their
 // columns and both diagonals, in either direction). Bits >= n may be set.
 Mask attacked_squares(int n, const Placement& placement, int row);

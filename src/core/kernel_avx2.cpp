@@ -19,7 +19,7 @@ struct Counter {
     if (!root) return count;
     root = false;
     b.f[kCols][count] = b.f[kDl][count] = b.f[kDr][count] = 0;
-    b.f[kUntried][count] = ~blocked_at(s, 0);
+    b.f[kUntried][count] = untried_at(s, 0, 0, 0, 0);
     return count + 1;
   }
   NQ_AVX2_INLINE void on_solutions(int lanes, const Lanes<kNodeFields>&, __m256i, __m256i) {

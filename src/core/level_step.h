@@ -98,18 +98,15 @@ NQ_AVX2_INLINE __m256i bit_index(__m256i one_bit) {
   return _mm256_sub_epi32(_mm256_and_si256(bits, _mm256_set1_epi32(0xFF)), _mm256_set1_epi32(127));
 }
 
-inline Mask blocked_at(const RowSearch& s, int i) { return i < s.levels ? s.blocked[i] : ~Mask{0}; }
-
-// The nodes' untried squares at level d, from their columns and diagonals.
-NQ_AVX2_INLINE __m256i free_squares(const RowSearch& s, int d, __m256i c, __m256i l, __m256i r) {
-  const __m256i occupied = _mm256_or_si256(_mm256_or_si256(c, l), _mm256_or_si256(r, _mm256_set1_epi32(static_cast<int>(blocked_at(s, d)))));
-  return _mm256_xor_si256(occupied, _mm256_set1_epi32(-1));
+// The untried squares of a new node of level d, from its columns and diagonals.
+constexpr Mask untried_at(const RowSearch& s, int d, Mask cols, Mask dl, Mask dr) {
+  return ~(cols | dl | dr | blocked_at(s, d));
 }
 
 // Walks the subtrees of the nodes `w` gives, all of level `top` (top <= s.levels - 2), by the
 // search rule; returns the squares tried. The walker w (kFields - kNodeFields fields of its own):
 //   int fill(Batch<kFields>& b, int count): appends up to kBatch - count nodes of level top at
-//     b's index count (their untried squares set: free_squares), returns the new count; called
+//     b's index count (their untried squares set: untried_at), returns the new count; called
 //     whenever level top holds fewer than kBatch nodes, until it returns count unchanged;
 //   void child(Lanes<kFields>& c, const Lanes<kFields>& parent, __m256i bit, int d): sets the
 //     walker's fields of the children that parent's lanes get by trying `bit` at level d;
@@ -139,8 +136,8 @@ NQ_AVX2_INLINE Count walk(const RowSearch& s, int top, Walker& w) {
     Batch<kFields>& below = batch[d + 1];
     const int taken = count[d] < kBatch ? count[d] : kBatch;
     int back = count[d] - taken, next = count[d + 1];
-    const __m128i gap = _mm_cvtsi32_si128(d + 1 < m ? s.gap[d] : 1);
-    const __m128i gap1 = _mm_cvtsi32_si128(d + 2 < m ? s.gap[d + 1] : 1);
+    const __m128i gap = _mm_cvtsi32_si128(gap_after(s, d));
+    const __m128i gap1 = _mm_cvtsi32_si128(gap_after(s, d + 1));
     const __m256i blk1 = _mm256_set1_epi32(static_cast<int>(blocked_at(s, d + 1)));
     const __m256i blk2 = _mm256_set1_epi32(static_cast<int>(blocked_at(s, d + 2)));
     const bool last_parent = d == m - 2;

@@ -55,14 +55,13 @@ NQ_VECTOR_STEP LevelTable load_table(const std::uint32_t* t) {
 }
 NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
   const int m = s.levels;
-  auto blk = [&](int i) { return i < m ? s.blocked[i] : ~Mask{0}; };
   alignas(64) std::uint32_t b0[32], b1[32], b2[32], g0[32], g1[32];
   for (int d = 0; d < 32; ++d) {
-    b0[d] = blk(d);
-    b1[d] = blk(d + 1);
-    b2[d] = blk(d + 2);
-    g0[d] = d + 1 < m ? s.gap[d] : 1u;
-    g1[d] = d + 2 < m ? s.gap[d + 1] : 1u;
+    b0[d] = blocked_at(s, d);
+    b1[d] = blocked_at(s, d + 1);
+    b2[d] = blocked_at(s, d + 2);
+    g0[d] = static_cast<std::uint32_t>(gap_after(s, d));
+    g1[d] = static_cast<std::uint32_t>(gap_after(s, d + 1));
   }
   // A named function, not a lambda: a lambda does not inherit the target attribute, and a build
   // with -march=native on a CPU without AVX-512 would not compile.
