@@ -117,13 +117,14 @@ constexpr int kColumnBits = 5;             // a column < 32
 constexpr int carried_shift(int m, int f, int d) { return d >= f && d <= m - 3 ? kColumnBits * (m - 3 - d) : 0; }
 
 // The scalar walk over levels 0..f-1 (f <= s.levels - 2): calls on_seed(cols, dl, dr, path)
-// for every node of level f the search rule keeps, in lexicographic order (path: the columns of
-// levels 0..f-1). Returns the squares it tried (each a node of the rule).
+// for every node of level f the search rule keeps (f = 0: the root, if its row has a free
+// square), in lexicographic order (path: the columns of levels 0..f-1). Returns the squares
+// it tried (each a node of the rule).
 template <class OnSeed>
 Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
   Column path[kMaxN] = {};
-  if (f == 0) {
-    on_seed(Mask{0}, Mask{0}, Mask{0}, path);
+  if (f == 0) {   // the root, if its row has a free square (the vector walk's stack holds no other)
+    if (~s.blocked[0]) on_seed(Mask{0}, Mask{0}, Mask{0}, path);
     return 0;
   }
   Mask cols[kMaxN], dl[kMaxN], dr[kMaxN], avail[kMaxN];
@@ -245,12 +246,12 @@ NQ_UNROLL_GROUPS
       const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, g[h].LV)));
       _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(x.keep, ID[h]));
       _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(x.keep, np));
-      sp += static_cast<std::size_t>(push(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<false>(x, g[h], st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const __mmask16 fill = refill(t, g[h], st, sp, idle);
+      const __mmask16 fill = refill<false>(t, g[h], st, sp, idle);
       ID[h] = _mm512_mask_expand_epi32(ID[h], fill, load_reg(st_id + sp));
       P[h] = _mm512_mask_expand_epi32(P[h], fill, load_reg(st_path + sp));
     }

@@ -143,10 +143,11 @@ struct NoVisit {
 // loses a mispredicted branch per node; here the only branch is the loop's. kGroups independent
 // vectors per step hide the latency of a step's dependency chain.
 //
-// The stack (about 66 KB of the thread's stack) normally holds a few hundred nodes; if it nears
-// kStackCapacity (or a test's smaller limit), nodes are popped and searched by the scalar
-// search instead, which counts the same nodes and solutions, so the result never depends on
-// the limit.
+// The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
+// smaller limit), nodes are popped and searched by the scalar search instead, which counts the
+// same nodes and solutions, so the result never depends on the limit. Boards of up to
+// kPackedMaxN columns keep a node's level in its column mask (vector_step.h) and the stack
+// takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
 using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;
 
@@ -157,12 +158,13 @@ constexpr std::size_t kStackCapacity = 4096;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
+template <bool kPacked>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   const Tables t = make_tables(s);
   alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
-  alignas(64) std::uint32_t st_level[kStackCapacity + kLanes];
-  const Stack st{st_cols, st_dl, st_dr, st_level};
+  alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
+  const Stack st{st_cols, st_dl, st_dr, kPacked ? nullptr : st_level};
   std::size_t sp = 0;
   constexpr auto push_max = static_cast<std::size_t>(kPushMax);
   const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
@@ -172,12 +174,19 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   Group g[kGroups];
   for (Group& x : g) x = {zero, zero, zero, zero, zero};
   g[0].A = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~s.blocked[0])));   // the root
+  g[0].live = _mm512_test_epi32_mask(g[0].A, g[0].A);
   Count solutions = 0, nodes = 0;
   for (;;) {
     if (sp > limit - push_max) [[unlikely]] {
       while (sp > limit / 2) {
         --sp;
-        const Node node{static_cast<int>(st_level[sp]), st_cols[sp], st_dl[sp], st_dr[sp]};
+        Node node{0, st_cols[sp], st_dl[sp], st_dr[sp]};
+        if constexpr (kPacked) {
+          node.level = static_cast<int>(node.cols >> kLevelShift);
+          node.cols &= (Mask{1} << kLevelShift) - 1;
+        } else {
+          node.level = static_cast<int>(st_level[sp]);
+        }
         const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
         solutions += sub.solutions;
         nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
@@ -188,14 +197,18 @@ NQ_UNROLL_GROUPS
       const Step x = step(t, g[h]);
       nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x.alive & x.final_level)));
-      sp += static_cast<std::size_t>(push(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<kPacked>(x, g[h], st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kGroups; ++h) refill(t, g[h], st, sp, idle);
+    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st, sp, idle);
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }
   return {solutions, nodes + solutions};
+}
+
+NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
+  return s.n <= kPackedMaxN ? vector_search<true>(s, stack_limit) : vector_search<false>(s, stack_limit);
 }
 
 #if !defined(__clang__)

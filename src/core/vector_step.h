@@ -9,6 +9,14 @@
 // child is dropped if its row is full, or the row after it (a one-row lookahead); otherwise it
 // is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
 // are refilled.
+//
+// Where a node keeps its level (the template parameter kPacked of step, push and refill):
+//   separate (false): a fifth vector LV and a fourth stack field;
+//   packed (true): bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns.
+//     Those bits are off the board, so the blocked tables already hold them and they never
+//     change a node's free squares, and C is never shifted. A push then compresses three
+//     vectors instead of four and a refill expands three, which matters where compresses,
+//     expands and permutes share one port (docs/performance.md has the figures).
 #pragma once
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -27,6 +35,9 @@ namespace nq::core::vector_step {
 inline constexpr int kLanes = 16;
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
+inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
+inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
+static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
 // Put before a loop over the kGroups groups: unrolled whole, so each group lives in registers.
 #if defined(__clang__)
 #define NQ_UNROLL_GROUPS _Pragma("clang loop unroll(full)")
@@ -68,9 +79,11 @@ NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
   return {load_table(b0), load_table(b1), load_table(b2), load_table(g0), load_table(g1), _mm512_set1_epi32(m - 2)};
 }
 
-// One group of lanes.
+// One group of lanes. Packed, LV is a copy of C's level bits, which refill (the only place that
+// changes C) takes from C.
 struct Group {
   __m512i C, L, R, LV, A;
+  __mmask16 live = 0;   // the lanes whose A is not empty (set by refill)
 };
 
 // What one step of a group found. For the lanes that tried a square (`tried`): the square as
@@ -86,7 +99,7 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   const __m512i ones = _mm512_set1_epi32(-1);
   Step s;
   s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
-  s.tried = _mm512_test_epi32_mask(s.bit, s.bit);
+  s.tried = g.live;
   g.A = _mm512_xor_si512(g.A, s.bit);
   const __m512i gap = lookup(t.gap, g.LV);
   s.nc = _mm512_or_si512(g.C, s.bit);
@@ -98,21 +111,33 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   const __m512i gap1 = lookup(t.gap1, g.LV);
   const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
                                                   lookup(t.blk2, g.LV), 0xFE);
-  s.keep = _mm512_mask_cmpneq_epi32_mask(s.alive & ~s.final_level, _mm512_or_si512(ahead, s.nc), ones);
+  // A child of the last parent level is never kept: its lookahead row is past the last level,
+  // where every square is blocked.
+  s.keep = _mm512_mask_cmpneq_epi32_mask(s.alive, _mm512_or_si512(ahead, s.nc), ones);
   return s;
 }
 
-// The stack of nodes, one array per field, kLanes entries of room past its top.
+// The stack of nodes, one array per field, kLanes entries of room past its top (packed: no
+// `level`, which may be null; the level is in the top bits of `cols`). Every node on it has a
+// free square in its row (refill relies on it): a pushed child is `alive`, and the callers push
+// a start node only if its row has one.
 struct Stack {
   std::uint32_t *cols, *dl, *dr, *level;
 };
 
 // Pushes the step's `keep` children on the stack at sp; returns how many.
+template <bool kPacked>
 NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::size_t sp) {
-  _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, s.nc));
+  if constexpr (kPacked) {   // the child's level is its parent's + 1, in the same bits
+    const __m512i child = _mm512_add_epi32(s.nc, _mm512_set1_epi32(1 << kLevelShift));
+    _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, child));
+  } else {
+    _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, s.nc));
+    const __m512i child = _mm512_add_epi32(g.LV, _mm512_set1_epi32(1));
+    _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, child));
+  }
   _mm512_storeu_si512(st.dl + sp, _mm512_maskz_compress_epi32(s.keep, s.nl));
   _mm512_storeu_si512(st.dr + sp, _mm512_maskz_compress_epi32(s.keep, s.nr));
-  _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, _mm512_add_epi32(g.LV, _mm512_set1_epi32(1))));
   return std::popcount(static_cast<unsigned>(s.keep));
 }
 
@@ -131,17 +156,22 @@ NQ_VECTOR_STEP __m512i load_reg(const void* p) {
 // their untried squares. Returns the lanes filled (a caller carrying more fields expands them
 // from st + sp with the same mask); sp drops by their number and `idle` grows by the empty
 // lanes left.
+template <bool kPacked>
 NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std::size_t& sp, int& idle) {
   const __mmask16 empty = _mm512_testn_epi32_mask(g.A, g.A);
   const auto want = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(empty)));
   const std::size_t take = want < sp ? want : sp;
   idle += static_cast<int>(want - take);
   const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
+  g.live = static_cast<__mmask16>(~empty | fill);   // a node from the stack has a free square
   sp -= take;
   g.C = _mm512_mask_expand_epi32(g.C, fill, load_reg(st.cols + sp));
   g.L = _mm512_mask_expand_epi32(g.L, fill, load_reg(st.dl + sp));
   g.R = _mm512_mask_expand_epi32(g.R, fill, load_reg(st.dr + sp));
-  g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
+  if constexpr (kPacked)
+    g.LV = _mm512_srli_epi32(g.C, kLevelShift);
+  else
+    g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
   const __m512i occ = _mm512_ternarylogic_epi32(g.C, g.L, g.R, 0xFE);
   g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup(t.blk0, g.LV)), _mm512_set1_epi32(-1));
   return fill;

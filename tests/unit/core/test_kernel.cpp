@@ -158,7 +158,9 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
   Lcg rng{7};
   for (int n = 6; n <= 13; ++n)   // whole boards and first-row prefixes
     expect_kernels_agree(prepare_search(*place_prefix(n, {})), "empty board");
-  for (int n : {17, 20, 24, 28, 32})   // wide boards, ~11 rows left to the search
+  // Wide boards, ~11 rows left to the search; up to 27 columns the kernel keeps a node's level
+  // in its column mask, from 28 in a field of its own.
+  for (int n : {17, 20, 24, 27, 28, 32})
     for (int trial = 0; trial < 6; ++trial) {
       const Placement p = random_placement(n, rng, n - 11);
       const auto s = prepare_search(n, p);
