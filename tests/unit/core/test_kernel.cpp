@@ -167,6 +167,19 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
       ASSERT_TRUE(s);
       expect_kernels_agree(*s, "wide board");
     }
+  // Up to 17 levels (kNarrowMaxLevels) the kernel reads its per-level tables from one vector,
+  // beyond from two: many rows left, with a third of each row's squares blocked besides (both
+  // kernels search any RowSearch) to keep the trees small.
+  for (int n : {24, 27, 28})
+    for (int left : {16, 17, 18, 19})
+      for (int trial = 0; trial < 2; ++trial) {
+        auto s = prepare_search(n, random_placement(n, rng, n - left));
+        ASSERT_TRUE(s);
+        for (int i = 0; i < s->levels; ++i)
+          for (int c = 0; c < n; ++c)
+            if (rng.next(3) == 0) s->blocked[static_cast<std::size_t>(i)] |= Mask{1} << c;
+        expect_kernels_agree(*s, "many rows left");
+      }
 }
 
 TEST(Kernel, Avx2AndScalarKernelsAgreeOnSolutionsAndNodes) {
