@@ -160,9 +160,9 @@ Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
 }
 
 #if NQ_HAVE_VECTOR_BOARDS
-// Room for a step's stores (pushes or solutions) past the top: 64 nodes and a vector of 16
-// lanes (each walker checks it below).
-constexpr std::size_t kSlack = 64 + 16;
+// Room for a step's stores (pushes or solutions) past the top: 96 nodes (AVX-512: 6 groups of
+// 16, AVX2: 64) and a vector of 16 lanes (each walker checks it below).
+constexpr std::size_t kSlack = 96 + 16;
 
 // The buffers of a vector walk, reused across units by a thread.
 struct Workspace {
@@ -231,7 +231,7 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
     std::uint32_t *st_id = w.id.data(), *st_path = w.path.data();
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const Step x = step<Layout{}>(t, g[h]);
+      const Step x = step(t, g[h]);
       tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       const __m512i col = bit_index(x.bit);
       const __mmask16 emit = x.alive & x.final_level;
@@ -243,15 +243,15 @@ NQ_UNROLL_GROUPS
         _mm512_storeu_si512(w.f_tail.data() + found, _mm512_maskz_compress_epi32(emit, tail));
         found += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(emit)));
       }
-      const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup<Layout{}>(shift, g[h].LV)));
+      const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, g[h].LV)));
       _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(x.keep, ID[h]));
       _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(x.keep, np));
-      sp += static_cast<std::size_t>(push<Layout{}>(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<false>(x, g[h], st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const __mmask16 fill = refill<Layout{}>(t, g[h], st, sp, idle);
+      const __mmask16 fill = refill<false>(t, g[h], st, sp, idle);
       ID[h] = _mm512_mask_expand_epi32(ID[h], fill, load_reg(st_id + sp));
       P[h] = _mm512_mask_expand_epi32(P[h], fill, load_reg(st_path + sp));
     }

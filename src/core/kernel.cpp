@@ -145,12 +145,9 @@ struct NoVisit {
 //
 // The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
 // smaller limit), nodes are popped and searched by the scalar search instead, which counts the
-// same nodes and solutions, so the result never depends on the limit.
-//
-// The layout (vector_step.h) is chosen per search: boards of up to kPackedMaxN columns keep a
-// node's level in its column mask, and the stack takes 49 KB of the thread's stack (larger
-// ones: a fourth field, 66 KB); searches of up to kNarrowMaxLevels levels read their tables
-// from one vector.
+// same nodes and solutions, so the result never depends on the limit. Boards of up to
+// kPackedMaxN columns keep a node's level in its column mask (vector_step.h) and the stack
+// takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
 using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;
 
@@ -161,13 +158,13 @@ constexpr std::size_t kStackCapacity = 4096;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-template <Layout kL>
+template <bool kPacked>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   const Tables t = make_tables(s);
   alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
-  alignas(64) std::uint32_t st_level[kL.packed ? 1 : kStackCapacity + kLanes];
-  const Stack st{st_cols, st_dl, st_dr, kL.packed ? nullptr : st_level};
+  alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
+  const Stack st{st_cols, st_dl, st_dr, kPacked ? nullptr : st_level};
   std::size_t sp = 0;
   constexpr auto push_max = static_cast<std::size_t>(kPushMax);
   const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
@@ -184,7 +181,7 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
       while (sp > limit / 2) {
         --sp;
         Node node{0, st_cols[sp], st_dl[sp], st_dr[sp]};
-        if constexpr (kL.packed) {
+        if constexpr (kPacked) {
           node.level = static_cast<int>(node.cols >> kLevelShift);
           node.cols &= (Mask{1} << kLevelShift) - 1;
         } else {
@@ -197,23 +194,21 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
     }
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const Step x = step<kL>(t, g[h]);
+      const Step x = step(t, g[h]);
       nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x.alive & x.final_level)));
-      sp += static_cast<std::size_t>(push<kL>(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<kPacked>(x, g[h], st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kGroups; ++h) refill<kL>(t, g[h], st, sp, idle);
+    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st, sp, idle);
     if (idle == kPushMax) break;   // every lane empty and the stack too
   }
   return {solutions, nodes + solutions};
 }
 
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
-  if (s.n > kPackedMaxN) return vector_search<Layout{}>(s, stack_limit);
-  if (s.levels > kNarrowMaxLevels) return vector_search<Layout{.packed = true}>(s, stack_limit);
-  return vector_search<Layout{.packed = true, .narrow = true}>(s, stack_limit);
+  return s.n <= kPackedMaxN ? vector_search<true>(s, stack_limit) : vector_search<false>(s, stack_limit);
 }
 
 #if !defined(__clang__)

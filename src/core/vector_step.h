@@ -10,19 +10,13 @@
 // is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
 // are refilled.
 //
-// A walk's Layout (the template parameter of step, push and refill) says
-//   where a node keeps its level:
-//     separate (packed = false): a fifth vector LV and a fourth stack field;
-//     packed: bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns. Those
-//       bits are off the board, so the blocked tables already hold them and they never change
-//       a node's free squares, and C is never shifted. A push then compresses three vectors
-//       instead of four and a refill expands three;
-//   how a per-level table is read:
-//     wide (narrow = false): two vectors, 32 levels;
-//     narrow: one vector, when no lane's level reaches kLanes (searches of at most
-//       kNarrowMaxLevels levels), a cheaper permute.
-// Both matter because the step's permutes, compresses and expands limit its speed
-// (docs/performance.md has the figures).
+// Where a node keeps its level (the template parameter kPacked of step, push and refill):
+//   separate (false): a fifth vector LV and a fourth stack field;
+//   packed (true): bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns.
+//     Those bits are off the board, so the blocked tables already hold them and they never
+//     change a node's free squares, and C is never shifted. A push then compresses three
+//     vectors instead of four and a refill expands three, which matters where compresses,
+//     expands and permutes share one port (docs/performance.md has the figures).
 #pragma once
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -39,19 +33,14 @@
 namespace nq::core::vector_step {
 
 inline constexpr int kLanes = 16;
-inline constexpr int kGroups = 4;
+// 6 groups: on AMD Zen 5 the step is bound by the latency of its dependency chain, and 6
+// independent groups took 0.82x the time of 4 and 0.92-0.95x that of 5, 7 or 8 (N = 18, one
+// thread, docs/performance.md).
+inline constexpr int kGroups = 6;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
 inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
-// A lane's level is at most levels - 2 (a child of that level is never kept, see step), so a
-// search of up to kLanes + 1 levels reads only the first kLanes entries of a table.
-inline constexpr int kNarrowMaxLevels = kLanes + 1;
-
-struct Layout {
-  bool packed = false;   // the level in C's top bits (at most kPackedMaxN columns)
-  bool narrow = false;   // tables read from one vector (at most kNarrowMaxLevels levels)
-};
 // Put before a loop over the kGroups groups: unrolled whole, so each group lives in registers.
 #if defined(__clang__)
 #define NQ_UNROLL_GROUPS _Pragma("clang loop unroll(full)")
@@ -60,17 +49,12 @@ struct Layout {
 #endif
 static_assert(kGroups <= 8, "NQ_UNROLL_GROUPS unrolls gcc's loops 8 times");
 
-// A per-level value as a 32-entry table (two vectors), looked up per lane by level (narrow:
-// levels < kLanes, so from `lo` alone).
+// A per-level value as a 32-entry table (two vectors), looked up per lane by level.
 struct LevelTable {
   __m512i lo, hi;
 };
-template <Layout kL>
 NQ_VECTOR_STEP __m512i lookup(const LevelTable& t, __m512i level) {
-  if constexpr (kL.narrow)
-    return _mm512_permutexvar_epi32(level, t.lo);
-  else
-    return _mm512_permutex2var_epi32(t.lo, level, t.hi);
+  return _mm512_permutex2var_epi32(t.lo, level, t.hi);
 }
 
 // The search's rows as per-level tables, for a node of level d: the squares blocked in its own
@@ -114,23 +98,22 @@ struct Step {
   __m512i bit, nc, nl, nr, occupied;
   __mmask16 tried, alive, final_level, keep;
 };
-template <Layout kL>
 NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   const __m512i ones = _mm512_set1_epi32(-1);
   Step s;
   s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
   s.tried = g.live;
   g.A = _mm512_xor_si512(g.A, s.bit);
-  const __m512i gap = lookup<kL>(t.gap, g.LV);
+  const __m512i gap = lookup(t.gap, g.LV);
   s.nc = _mm512_or_si512(g.C, s.bit);
   s.nl = _mm512_sllv_epi32(_mm512_or_si512(g.L, s.bit), gap);
   s.nr = _mm512_srlv_epi32(_mm512_or_si512(g.R, s.bit), gap);
-  s.occupied = _mm512_or_si512(_mm512_ternarylogic_epi32(s.nl, s.nr, lookup<kL>(t.blk1, g.LV), 0xFE), s.nc);
+  s.occupied = _mm512_or_si512(_mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk1, g.LV), 0xFE), s.nc);
   s.alive = _mm512_mask_cmpneq_epi32_mask(s.tried, s.occupied, ones);
   s.final_level = _mm512_cmpeq_epi32_mask(g.LV, t.last_parent);
-  const __m512i gap1 = lookup<kL>(t.gap1, g.LV);
+  const __m512i gap1 = lookup(t.gap1, g.LV);
   const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
-                                                  lookup<kL>(t.blk2, g.LV), 0xFE);
+                                                  lookup(t.blk2, g.LV), 0xFE);
   // A child of the last parent level is never kept: its lookahead row is past the last level,
   // where every square is blocked.
   s.keep = _mm512_mask_cmpneq_epi32_mask(s.alive, _mm512_or_si512(ahead, s.nc), ones);
@@ -146,9 +129,9 @@ struct Stack {
 };
 
 // Pushes the step's `keep` children on the stack at sp; returns how many.
-template <Layout kL>
+template <bool kPacked>
 NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::size_t sp) {
-  if constexpr (kL.packed) {   // the child's level is its parent's + 1, in the same bits
+  if constexpr (kPacked) {   // the child's level is its parent's + 1, in the same bits
     const __m512i child = _mm512_add_epi32(s.nc, _mm512_set1_epi32(1 << kLevelShift));
     _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, child));
   } else {
@@ -176,7 +159,7 @@ NQ_VECTOR_STEP __m512i load_reg(const void* p) {
 // their untried squares. Returns the lanes filled (a caller carrying more fields expands them
 // from st + sp with the same mask); sp drops by their number and `idle` grows by the empty
 // lanes left.
-template <Layout kL>
+template <bool kPacked>
 NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std::size_t& sp, int& idle) {
   const __mmask16 empty = _mm512_testn_epi32_mask(g.A, g.A);
   const auto want = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(empty)));
@@ -188,12 +171,12 @@ NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std:
   g.C = _mm512_mask_expand_epi32(g.C, fill, load_reg(st.cols + sp));
   g.L = _mm512_mask_expand_epi32(g.L, fill, load_reg(st.dl + sp));
   g.R = _mm512_mask_expand_epi32(g.R, fill, load_reg(st.dr + sp));
-  if constexpr (kL.packed)
+  if constexpr (kPacked)
     g.LV = _mm512_srli_epi32(g.C, kLevelShift);
   else
     g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
   const __m512i occ = _mm512_ternarylogic_epi32(g.C, g.L, g.R, 0xFE);
-  g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup<kL>(t.blk0, g.LV)), _mm512_set1_epi32(-1));
+  g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup(t.blk0, g.LV)), _mm512_set1_epi32(-1));
   return fill;
 }
 

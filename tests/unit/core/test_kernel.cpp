@@ -167,8 +167,7 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
       ASSERT_TRUE(s);
       expect_kernels_agree(*s, "wide board");
     }
-  // Up to 17 levels (kNarrowMaxLevels) the kernel reads its per-level tables from one vector,
-  // beyond from two: many rows left, with a third of each row's squares blocked besides (both
+  // Many rows left (16-19 levels), with a third of each row's squares blocked besides (both
   // kernels search any RowSearch) to keep the trees small.
   for (int n : {24, 27, 28})
     for (int left : {16, 17, 18, 19})
