@@ -10,13 +10,13 @@
 // is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
 // are refilled.
 //
-// Where a node keeps its level (the template parameter kPacked of step, push and refill):
-//   separate (false): a fifth vector LV and a fourth stack field;
+// Where a node keeps its level on the stack (the template parameter kPacked of push and refill):
+//   separate (false): a fourth stack field, expanded into LV;
 //   packed (true): bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns.
 //     Those bits are off the board, so the blocked tables already hold them and they never
 //     change a node's free squares, and C is never shifted. A push then compresses three
-//     vectors instead of four and a refill expands three, which matters where compresses,
-//     expands and permutes share one port (docs/performance.md has the figures).
+//     vectors instead of four and a refill expands three: with kGroups = 6 the counting kernel
+//     took 0.8x the time of the separate layout (docs/performance.md has the figures).
 #pragma once
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -37,7 +37,7 @@ inline constexpr int kLanes = 16;
 // Zen 5, 6 took 0.82x the time of 4 and 0.92-0.95x that of 5, 7 or 8 (N = 18, one thread,
 // docs/performance.md); the counting kernel takes 4 on Zen 4 (kernel.cpp).
 inline constexpr int kGroups = 6;
-inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push (at most kGroups)
+inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step of kGroups groups can push
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
 inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
