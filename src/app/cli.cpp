@@ -33,12 +33,10 @@ CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::k
 
 int run_command_line(int argc, char** argv) {
   CLI::App cli{"nqueens: enumerate and count all solutions of the N-Queens puzzle"};
-  // The second line names the kernel this CPU runs (`srun nqueens --version` on a compute node),
-  // for AVX-512 with its vectors per step.
-  std::string kernel = nq::core::kernel_name();
-  if (kernel == "AVX-512") kernel += ", " + std::to_string(nq::core::vector_kernel_groups()) + " vectors per step";
-  cli.set_version_flag("--version", std::string("nqueens ") + nq::kProgramVersion + " (" + nq::kGitCommit +
-                                        ")\nkernel " + kernel + " on this CPU");
+  // The second line names the kernel this CPU runs (`srun nqueens --version` on a compute node).
+  cli.set_version_flag("--version", std::string("nqueens ") + nq::kProgramVersion + " (" +
+                                        nq::kGitCommit + ")\nkernel " + nq::core::kernel_name() +
+                                        " on this CPU");
   cli.require_subcommand(1);
   Runner run;
   add_solve_command(cli, run);

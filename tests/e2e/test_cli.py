@@ -71,17 +71,14 @@ def test_help_and_version():
 def test_version_names_the_kernel_the_cpu_flags_allow():
     # Independent of the binary's own detection: the flags the kernel reads, as /proc/cpuinfo
     # lists them.
-    info = {}
+    flags = set()
     with open("/proc/cpuinfo") as f:
         for line in f:
-            key, _, value = line.partition(":")
-            info.setdefault(key.strip(), value.strip())
-    flags = set(info.get("flags", "").split())
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                break
     if {"avx512f", "avx512vl", "avx512bw", "avx512dq", "popcnt", "bmi2"} <= flags:
-        # 4 vectors per step on AMD Zen 4 (family 25 = 19h, the one AMD family with AVX-512
-        # before Zen 5), 6 elsewhere.
-        zen4 = info.get("vendor_id") == "AuthenticAMD" and info.get("cpu family") == "25"
-        expected = f"AVX-512, {4 if zen4 else 6} vectors per step"
+        expected = "AVX-512"
     elif {"avx2", "popcnt", "bmi2"} <= flags:
         expected = "AVX2"
     else:
