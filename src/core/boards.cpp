@@ -160,9 +160,9 @@ Count walk_to_frontier(const RowSearch& s, int f, OnSeed&& on_seed) {
 }
 
 #if NQ_HAVE_VECTOR_BOARDS
-// Room for a step's stores (pushes or solutions) past the top: 96 nodes (AVX-512: 6 groups of
-// 16, AVX2: 64) and a vector of 16 lanes (each walker checks it below).
-constexpr std::size_t kSlack = 96 + 16;
+// Room for a step's stores (pushes or solutions) past the top: 64 nodes and a vector of 16
+// lanes (each walker checks it below).
+constexpr std::size_t kSlack = 64 + 16;
 
 // The buffers of a vector walk, reused across units by a thread.
 struct Workspace {

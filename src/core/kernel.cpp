@@ -6,7 +6,6 @@
 #include "core/vector_step.h"
 #if NQ_HAVE_VECTOR_STEP
 #define NQ_HAVE_AVX512_KERNEL 1
-#include <cpuid.h>
 #endif
 
 namespace nq::core {
@@ -139,16 +138,21 @@ struct NoVisit {
 #if NQ_HAVE_AVX512_KERNEL
 // The vector kernel: 16-lane vectors whose lanes are nodes. Each step, every lane tries the
 // lowest remaining free square of its node: it computes the child, counts it if it completes a
-// solution, and the children that the rule keeps are compressed onto a shared stack; lanes
-// whose node has no square left are refilled from the top of the stack. A branchy scalar search
-// loses a mispredicted branch per node; here the only branch is the loop's. kGroups independent
+// solution, and the children that the rule keeps are compressed onto a stack; lanes whose node
+// has no square left are refilled from the top of a stack. A branchy scalar search loses a
+// mispredicted branch per node; here the only branch is the loop's. kGroups independent
 // vectors per step hide the latency of a step's dependency chain.
 //
-// The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
-// smaller limit), nodes are popped and searched by the scalar search instead, which counts the
-// same nodes and solutions, so the result never depends on the limit. Boards of up to
-// kPackedMaxN columns keep a node's level in its column mask (vector_step.h) and the stack
-// takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
+// Two stacks, in turns: a step pushes onto one and refills from the other, so a refill never
+// loads what the same step has just stored (a load spanning recent vector stores waits for
+// them: 0.90x the time of one stack, docs/performance.md). Any node may be taken in any order:
+// the counts do not depend on it.
+//
+// A stack normally holds a few hundred nodes; if one nears kStackCapacity (or a test's smaller
+// limit), nodes are popped and searched by the scalar search instead, which counts the same
+// nodes and solutions, so the result never depends on the limit. Boards of up to kPackedMaxN
+// columns keep a node's level in its column mask (vector_step.h) and the stacks take 98 KB of
+// the thread's stack; larger ones keep it in a fourth field (132 KB).
 using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;
 
@@ -159,35 +163,36 @@ constexpr std::size_t kStackCapacity = 4096;
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-template <bool kPacked, int kG>
+template <bool kPacked>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
-  static_assert(kG <= kGroups);
   const Tables t = make_tables(s);
-  alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
-      st_dr[kStackCapacity + kLanes];
-  alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
-  const Stack st{st_cols, st_dl, st_dr, kPacked ? nullptr : st_level};
-  std::size_t sp = 0;
-  constexpr auto push_max = static_cast<std::size_t>(kLanes * kG);
+  alignas(64) Mask st_cols[2][kStackCapacity + kLanes], st_dl[2][kStackCapacity + kLanes],
+      st_dr[2][kStackCapacity + kLanes];
+  alignas(64) std::uint32_t st_level[2][kPacked ? 1 : kStackCapacity + kLanes];
+  const Stack st[2] = {{st_cols[0], st_dl[0], st_dr[0], kPacked ? nullptr : st_level[0]},
+                       {st_cols[1], st_dl[1], st_dr[1], kPacked ? nullptr : st_level[1]}};
+  std::size_t sps[2] = {0, 0};
+  constexpr auto push_max = static_cast<std::size_t>(kPushMax);
   const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
   const std::size_t limit = wanted < 2 * push_max ? 2 * push_max : wanted > kStackCapacity ? kStackCapacity : wanted;
 
   const __m512i zero = _mm512_setzero_si512();
-  Group g[kG];
+  Group g[kGroups];
   for (Group& x : g) x = {zero, zero, zero, zero, zero};
   g[0].A = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~s.blocked[0])));   // the root
   g[0].live = _mm512_test_epi32_mask(g[0].A, g[0].A);
   Count solutions = 0, nodes = 0;
-  for (;;) {
+  for (int cur = 0;; cur ^= 1) {   // push onto stack cur, refill from the other
+    std::size_t& sp = sps[cur];
     if (sp > limit - push_max) [[unlikely]] {
       while (sp > limit / 2) {
         --sp;
-        Node node{0, st_cols[sp], st_dl[sp], st_dr[sp]};
+        Node node{0, st_cols[cur][sp], st_dl[cur][sp], st_dr[cur][sp]};
         if constexpr (kPacked) {
           node.level = static_cast<int>(node.cols >> kLevelShift);
           node.cols &= (Mask{1} << kLevelShift) - 1;
         } else {
-          node.level = static_cast<int>(st_level[sp]);
+          node.level = static_cast<int>(st_level[cur][sp]);
         }
         const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
         solutions += sub.solutions;
@@ -195,42 +200,27 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
       }
     }
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kG; ++h) {
+    for (int h = 0; h < kGroups; ++h) {
       const Step x = step(t, g[h]);
       nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x.alive & x.final_level)));
-      sp += static_cast<std::size_t>(push<kPacked>(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<kPacked>(x, g[h], st[cur], sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kG; ++h) refill<kPacked>(t, g[h], st, sp, idle);
-    if (idle == kLanes * kG) break;   // every lane empty and the stack too
+    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st[cur ^ 1], sps[cur ^ 1], idle);
+    if (idle == kPushMax && sp == 0) break;   // every lane empty and both stacks too
   }
   return {solutions, nodes + solutions};
 }
 
-template <int kG>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
-  return s.n <= kPackedMaxN ? vector_search<true, kG>(s, stack_limit) : vector_search<false, kG>(s, stack_limit);
-}
-
-NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, int groups) {
-  return groups == 4 ? vector_search<4>(s, stack_limit) : vector_search<kGroups>(s, stack_limit);
+  return s.n <= kPackedMaxN ? vector_search<true>(s, stack_limit) : vector_search<false>(s, stack_limit);
 }
 
 #if !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-
-// The groups per step for this CPU: kGroups, but 4 on AMD Zen 4 (family 19h with AVX-512), where
-// 4 measured fastest: 6 took 1.10x its time (session 13, before the level was packed).
-int detect_groups() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__builtin_cpu_is("amd") || !__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return kGroups;
-  const unsigned base = (eax >> 8) & 0xF;
-  const unsigned family = base == 0xF ? base + ((eax >> 20) & 0xFF) : base;
-  return family == 0x19 ? 4 : kGroups;
-}
 
 bool detect_avx512() {
   __builtin_cpu_init();
@@ -274,32 +264,22 @@ const char* kernel_name() {
 SearchStats count_completions(const RowSearch& s) {
   if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed)) {
 #if NQ_HAVE_AVX512_KERNEL
-    if (vector_kernel_available()) return vector_search(s, kStackCapacity, vector_kernel_groups());
+    if (vector_kernel_available()) return vector_search(s, kStackCapacity);
 #endif
     if (const auto st = count_completions_avx2(s)) return *st;
   }
   return count_completions_scalar(s);
 }
 
-std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit, int groups) {
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit) {
 #if NQ_HAVE_AVX512_KERNEL
   if (!vector_kernel_available()) return std::nullopt;
   if (s.levels < 2) return count_completions_scalar(s);
-  return vector_search(s, stack_limit, groups > 0 ? groups : vector_kernel_groups());
+  return vector_search(s, stack_limit);
 #else
   (void)s;
   (void)stack_limit;
-  (void)groups;
   return std::nullopt;
-#endif
-}
-
-int vector_kernel_groups() {
-#if NQ_HAVE_AVX512_KERNEL
-  static const int groups = detect_groups();
-  return groups;
-#else
-  return 0;
 #endif
 }
 

@@ -89,12 +89,8 @@ SearchStats count_completions(const Partial& p);
 SearchStats count_completions_scalar(const RowSearch& s);
 // The vector kernel with its work stack limited to `stack_limit` nodes (count_completions uses
 // 4096, which real searches stay far below; tests pass small limits to exercise the overflow
-// path) and `groups` vectors per step (4 or 6; 0: the CPU's, vector_kernel_groups()), or
-// nullopt if the CPU has no AVX-512.
-std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit, int groups = 0);
-// The vectors per step count_completions uses on this CPU: 4 on AMD Zen 4, 6 elsewhere (0
-// without the vector kernel).
-int vector_kernel_groups();
+// path), or nullopt if the CPU has no AVX-512.
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit);
 // True if the CPU can run the vector kernel.
 bool vector_kernel_available();
 // The AVX2 kernel, or nullopt if the CPU has no AVX2; and whether it has.

@@ -37,7 +37,7 @@ namespace nq::core::level_step {
 
 inline constexpr int kLanes = 8;
 inline constexpr int kGroups = 8;                    // vectors per step
-inline constexpr int kBatch = kLanes * kGroups;      // nodes per step (64)
+inline constexpr int kBatch = kLanes * kGroups;      // nodes per step (64, as the AVX-512 walker)
 inline constexpr int kRoom = 2 * kBatch + kLanes;    // a batch's bound, plus one vector's store past it
 // The fields of a node: its columns, its diagonals (shifted to its row), its untried squares;
 // a walker's own fields follow.

@@ -33,11 +33,11 @@
 namespace nq::core::vector_step {
 
 inline constexpr int kLanes = 16;
-// Groups per step: independent groups hide the latency of the step's dependency chain. On AMD
-// Zen 5, 6 took 0.82x the time of 4 and 0.92-0.95x that of 5, 7 or 8 (N = 18, one thread,
-// docs/performance.md); the counting kernel takes 4 on Zen 4 (kernel.cpp).
-inline constexpr int kGroups = 6;
-inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step of kGroups groups can push
+// Groups per step: independent groups hide the latency of the step's dependency chain, with
+// the kernel's two stacks (kernel.cpp) 4 best: on AMD Zen 5 3 groups took 1.11x its time, 5
+// 1.05x, 6 1.10x (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4.
+inline constexpr int kGroups = 4;
+inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
 inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
