@@ -15,8 +15,8 @@
 //   packed (true): bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns.
 //     Those bits are off the board, so the blocked tables already hold them and they never
 //     change a node's free squares, and C is never shifted. A push then compresses three
-//     vectors instead of four and a refill expands three: with kGroups = 6 the counting kernel
-//     took 0.8x the time of the separate layout (docs/performance.md has the figures).
+//     vectors instead of four and a refill expands three: the counting kernel took 0.9x the
+//     time of the separate layout (docs/performance.md has the figures).
 #pragma once
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -35,7 +35,8 @@ namespace nq::core::vector_step {
 inline constexpr int kLanes = 16;
 // Groups per step: independent groups hide the latency of the step's dependency chain, with
 // the kernel's two stacks (kernel.cpp) 4 best: on AMD Zen 5 3 groups took 1.11x its time, 5
-// 1.05x, 6 1.10x (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4.
+// 1.05x, 6 1.10x (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4
+// (session 13, one stack).
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
