@@ -246,7 +246,7 @@ NQ_UNROLL_GROUPS
       const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, g[h].LV)));
       _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(x.keep, ID[h]));
       _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(x.keep, np));
-      sp += static_cast<std::size_t>(push<false>(x, g[h], st, sp));
+      sp += static_cast<std::size_t>(push<false>(x, st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS

@@ -138,21 +138,21 @@ struct NoVisit {
 #if NQ_HAVE_AVX512_KERNEL
 // The vector kernel: 16-lane vectors whose lanes are nodes. Each step, every lane tries the
 // lowest remaining free square of its node: it computes the child, counts it if it completes a
-// solution, and the children that the rule keeps are compressed onto a stack; lanes whose node
-// has no square left are refilled from the top of a stack. A branchy scalar search loses a
-// mispredicted branch per node; here the only branch is the loop's. kGroups independent
+// solution, and the children that the rule keeps are compressed onto a shared stack; lanes
+// whose node has no square left are refilled from the top of the stack. A branchy scalar search
+// loses a mispredicted branch per node; here the only branch is the loop's. kGroups independent
 // vectors per step hide the latency of a step's dependency chain.
 //
-// Two stacks, in turns: a step pushes onto one and refills from the other, so a refill never
-// loads what the same step has just stored (a load spanning recent vector stores waits for
-// them: 0.90x the time of one stack, docs/performance.md). Any node may be taken in any order:
-// the counts do not depend on it.
+// Each step refills the empty lanes before it pushes the children it found, so a refill loads
+// nodes stored a step earlier, never the stores of the same step (a load spanning recent vector
+// stores waits for them: 0.87x the time of pushing first, docs/performance.md). The stack
+// stays last in, first out, so it stays small.
 //
-// A stack normally holds a few hundred nodes; if one nears kStackCapacity (or a test's smaller
-// limit), nodes are popped and searched by the scalar search instead, which counts the same
-// nodes and solutions, so the result never depends on the limit. Boards of up to kPackedMaxN
-// columns keep a node's level in its column mask (vector_step.h) and the stacks take 98 KB of
-// the thread's stack; larger ones keep it in a fourth field (132 KB).
+// The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
+// smaller limit), nodes are popped and searched by the scalar search instead, which counts the
+// same nodes and solutions, so the result never depends on the limit. Boards of up to
+// kPackedMaxN columns keep a node's level in its column mask (vector_step.h) and the stack
+// takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
 using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;
 
@@ -166,12 +166,11 @@ constexpr std::size_t kStackCapacity = 4096;
 template <bool kPacked>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   const Tables t = make_tables(s);
-  alignas(64) Mask st_cols[2][kStackCapacity + kLanes], st_dl[2][kStackCapacity + kLanes],
-      st_dr[2][kStackCapacity + kLanes];
-  alignas(64) std::uint32_t st_level[2][kPacked ? 1 : kStackCapacity + kLanes];
-  const Stack st[2] = {{st_cols[0], st_dl[0], st_dr[0], kPacked ? nullptr : st_level[0]},
-                       {st_cols[1], st_dl[1], st_dr[1], kPacked ? nullptr : st_level[1]}};
-  std::size_t sps[2] = {0, 0};
+  alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
+      st_dr[kStackCapacity + kLanes];
+  alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
+  const Stack st{st_cols, st_dl, st_dr, kPacked ? nullptr : st_level};
+  std::size_t sp = 0;
   constexpr auto push_max = static_cast<std::size_t>(kPushMax);
   const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
   const std::size_t limit = wanted < 2 * push_max ? 2 * push_max : wanted > kStackCapacity ? kStackCapacity : wanted;
@@ -182,34 +181,37 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   g[0].A = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~s.blocked[0])));   // the root
   g[0].live = _mm512_test_epi32_mask(g[0].A, g[0].A);
   Count solutions = 0, nodes = 0;
-  for (int cur = 0;; cur ^= 1) {   // push onto stack cur, refill from the other
-    std::size_t& sp = sps[cur];
+  for (;;) {
     if (sp > limit - push_max) [[unlikely]] {
       while (sp > limit / 2) {
         --sp;
-        Node node{0, st_cols[cur][sp], st_dl[cur][sp], st_dr[cur][sp]};
+        Node node{0, st_cols[sp], st_dl[sp], st_dr[sp]};
         if constexpr (kPacked) {
           node.level = static_cast<int>(node.cols >> kLevelShift);
           node.cols &= (Mask{1} << kLevelShift) - 1;
         } else {
-          node.level = static_cast<int>(st_level[cur][sp]);
+          node.level = static_cast<int>(st_level[sp]);
         }
         const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
         solutions += sub.solutions;
         nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
       }
     }
+    Step x[kGroups];
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const Step x = step(t, g[h]);
-      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
-      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x.alive & x.final_level)));
-      sp += static_cast<std::size_t>(push<kPacked>(x, g[h], st[cur], sp));
+      x[h] = step(t, g[h]);
+      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x[h].tried)));
+      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x[h].alive & x[h].final_level)));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st[cur ^ 1], sps[cur ^ 1], idle);
-    if (idle == kPushMax && sp == 0) break;   // every lane empty and both stacks too
+    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st, sp, idle);
+    std::size_t pushed = 0;
+NQ_UNROLL_GROUPS
+    for (int h = 0; h < kGroups; ++h) pushed += static_cast<std::size_t>(push<kPacked>(x[h], st, sp + pushed));
+    sp += pushed;
+    if (idle == kPushMax && pushed == 0) break;   // every lane empty, the stack too, and no child
   }
   return {solutions, nodes + solutions};
 }

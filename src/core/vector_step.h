@@ -34,9 +34,9 @@ namespace nq::core::vector_step {
 
 inline constexpr int kLanes = 16;
 // Groups per step: independent groups hide the latency of the step's dependency chain, with
-// the kernel's two stacks (kernel.cpp) 4 best: on AMD Zen 5 3 groups took 1.11x its time, 5
-// 1.05x, 6 1.10x (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4
-// (session 13, one stack).
+// the kernel's order (refills before pushes, kernel.cpp) 4 best: on AMD Zen 5 6 groups took
+// 1.5x its time (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4
+// (session 13).
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
@@ -96,7 +96,7 @@ struct Group {
 // the last (`final_level`: then a free square is a solution), and the children to push
 // (`keep`: alive, not final, the lookahead row not full).
 struct Step {
-  __m512i bit, nc, nl, nr, occupied;
+  __m512i bit, nc, nl, nr, occupied, level;   // level: the parent's
   __mmask16 tried, alive, final_level, keep;
 };
 NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
@@ -104,6 +104,7 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   Step s;
   s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
   s.tried = g.live;
+  s.level = g.LV;
   g.A = _mm512_xor_si512(g.A, s.bit);
   const __m512i gap = lookup(t.gap, g.LV);
   s.nc = _mm512_or_si512(g.C, s.bit);
@@ -131,13 +132,13 @@ struct Stack {
 
 // Pushes the step's `keep` children on the stack at sp; returns how many.
 template <bool kPacked>
-NQ_VECTOR_STEP int push(const Step& s, const Group& g, const Stack& st, std::size_t sp) {
+NQ_VECTOR_STEP int push(const Step& s, const Stack& st, std::size_t sp) {
   if constexpr (kPacked) {   // the child's level is its parent's + 1, in the same bits
     const __m512i child = _mm512_add_epi32(s.nc, _mm512_set1_epi32(1 << kLevelShift));
     _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, child));
   } else {
     _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, s.nc));
-    const __m512i child = _mm512_add_epi32(g.LV, _mm512_set1_epi32(1));
+    const __m512i child = _mm512_add_epi32(s.level, _mm512_set1_epi32(1));
     _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, child));
   }
   _mm512_storeu_si512(st.dl + sp, _mm512_maskz_compress_epi32(s.keep, s.nl));
