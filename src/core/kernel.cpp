@@ -145,8 +145,8 @@ struct NoVisit {
 //
 // Each step refills the empty lanes before it pushes the children it found, so a refill loads
 // nodes stored a step earlier, never the stores of the same step (a load spanning recent vector
-// stores waits for them: 0.87x the time of pushing first, docs/performance.md). The stack
-// stays last in, first out, so it stays small.
+// stores waits for them: 0.88x the time of the fastest order that pushes first, 6 groups;
+// docs/performance.md). The stack stays last in, first out, so it stays small.
 //
 // The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
 // smaller limit), nodes are popped and searched by the scalar search instead, which counts the
