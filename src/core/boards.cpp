@@ -223,6 +223,7 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
     ID[h] = P[h] = zero;
   }
   std::size_t sp = w.seeds;
+  for (std::size_t i = 0; i < sp; ++i) w.cols[i] = ~w.cols[i];   // the step keeps free columns
   Count tried_total = 0;
   for (;;) {
     w.grow_stack(sp + kSlack);
@@ -234,9 +235,9 @@ NQ_UNROLL_GROUPS
       const Step x = step(t, g[h]);
       tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       const __m512i col = bit_index(x.bit);
-      const __mmask16 emit = x.alive & x.final_level;
+      const __mmask16 emit = x.solved;
       if (emit) {
-        const __m512i last = bit_index(_mm512_andnot_si512(x.occupied, _mm512_set1_epi32(-1)));
+        const __m512i last = bit_index(_mm512_and_si512(x.open, x.nf));
         const __m512i tail = _mm512_or_si512(_mm512_slli_epi32(col, kColumnBits), last);
         _mm512_storeu_si512(w.f_id.data() + found, _mm512_maskz_compress_epi32(emit, ID[h]));
         _mm512_storeu_si512(w.f_path.data() + found, _mm512_maskz_compress_epi32(emit, P[h]));

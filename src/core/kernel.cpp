@@ -166,10 +166,11 @@ constexpr std::size_t kStackCapacity = 4096;
 template <bool kPacked>
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   const Tables t = make_tables(s);
-  alignas(64) Mask st_cols[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
+  alignas(64) Mask st_free[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
   alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
-  const Stack st{st_cols, st_dl, st_dr, kPacked ? nullptr : st_level};
+  const Stack st{st_free, st_dl, st_dr, kPacked ? nullptr : st_level};
+  constexpr Mask kColumns = kPacked ? (Mask{1} << kLevelShift) - 1 : ~Mask{0};   // F's column bits
   std::size_t sp = 0;
   constexpr auto push_max = static_cast<std::size_t>(kPushMax);
   const auto wanted = static_cast<std::size_t>(std::max(stack_limit, 0));
@@ -177,36 +178,34 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
 
   const __m512i zero = _mm512_setzero_si512();
   Group g[kGroups];
-  for (Group& x : g) x = {zero, zero, zero, zero, zero};
+  for (Group& x : g) x = {_mm512_set1_epi32(static_cast<int>(kColumns)), zero, zero, zero, zero};   // level 0, every column free
   g[0].A = _mm512_maskz_mov_epi32(1, _mm512_set1_epi32(static_cast<int>(~s.blocked[0])));   // the root
   g[0].live = _mm512_test_epi32_mask(g[0].A, g[0].A);
-  Count solutions = 0, nodes = 0;
+  Count solutions = 0, nodes = static_cast<Count>(std::popcount(static_cast<unsigned>(g[0].live)));
   for (;;) {
     if (sp > limit - push_max) [[unlikely]] {
       while (sp > limit / 2) {
         --sp;
-        Node node{0, st_cols[sp], st_dl[sp], st_dr[sp]};
-        if constexpr (kPacked) {
-          node.level = static_cast<int>(node.cols >> kLevelShift);
-          node.cols &= (Mask{1} << kLevelShift) - 1;
-        } else {
-          node.level = static_cast<int>(st_level[sp]);
-        }
+        const Mask free = st_free[sp];
+        const Node node{kPacked ? static_cast<int>(free >> kLevelShift) : static_cast<int>(st_level[sp]),
+                        ~free & kColumns, st_dl[sp], st_dr[sp]};
         const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
         solutions += sub.solutions;
         nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
       }
     }
     Step x[kGroups];
+    std::uint64_t solved = 0;   // the groups' solution masks side by side (kGroups * kLanes <= 64)
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
       x[h] = step(t, g[h]);
-      nodes += static_cast<Count>(std::popcount(static_cast<unsigned>(x[h].tried)));
-      solutions += static_cast<Count>(std::popcount(static_cast<unsigned>(x[h].alive & x[h].final_level)));
+      solved |= static_cast<std::uint64_t>(x[h].solved) << (kLanes * h);
     }
+    solutions += static_cast<Count>(std::popcount(solved));
     int idle = 0;
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st, sp, idle);
+    nodes += static_cast<Count>(kPushMax - idle);   // the next step tries a square in each live lane
     std::size_t pushed = 0;
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) pushed += static_cast<std::size_t>(push<kPacked>(x[h], st, sp + pushed));

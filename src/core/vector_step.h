@@ -4,17 +4,18 @@
 // and boards.cpp includes it.
 //
 // Lanes are nodes of a RowSearch's tree, kGroups vectors of kLanes at a time. A node is its
-// occupied columns C, its diagonals L and R (shifted to its row), its level LV and A, the
-// squares of its row it has yet to try. One step tries each lane's lowest untried square: the
+// free columns F (those its queens leave; the search tests squares against F, which saves an
+// operation per test against testing them against the occupied ones), its diagonals L and R
+// (shifted to its row), its level LV and A, the squares of its row it has yet to try. One step tries each lane's lowest untried square: the
 // child is dropped if its row is full, or the row after it (a one-row lookahead); otherwise it
 // is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
 // are refilled.
 //
 // Where a node keeps its level on the stack (the template parameter kPacked of push and refill):
 //   separate (false): a fourth stack field, expanded into LV;
-//   packed (true): bits kLevelShift..31 of C, only for boards of at most kPackedMaxN columns.
+//   packed (true): bits kLevelShift..31 of F, only for boards of at most kPackedMaxN columns.
 //     Those bits are off the board, so the blocked tables already hold them and they never
-//     change a node's free squares, and C is never shifted. A push then compresses three
+//     change a node's free squares, and F is never shifted. A push then compresses three
 //     vectors instead of four and a refill expands three: the counting kernel took 0.9x the
 //     time of the separate layout (docs/performance.md has the figures).
 #pragma once
@@ -83,61 +84,60 @@ NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
   return {load_table(b0), load_table(b1), load_table(b2), load_table(g0), load_table(g1), _mm512_set1_epi32(m - 2)};
 }
 
-// One group of lanes. Packed, LV is a copy of C's level bits, which refill (the only place that
-// changes C) takes from C.
+// One group of lanes. Packed, LV is a copy of F's level bits, which refill (the only place that
+// changes F) takes from F.
 struct Group {
-  __m512i C, L, R, LV, A;
+  __m512i F, L, R, LV, A;
   __mmask16 live = 0;   // the lanes whose A is not empty (set by refill)
 };
 
 // What one step of a group found. For the lanes that tried a square (`tried`): the square as
-// a one-bit mask, the child's masks, the squares of the child's row it leaves occupied
-// (`occupied`, its own columns included), whether its row has a free square (`alive`) and is
-// the last (`final_level`: then a free square is a solution), and the children to push
-// (`keep`: alive, not final, the lookahead row not full).
+// a one-bit mask, the child's masks, the squares of the child's row its diagonals and the
+// blocked squares leave (`open`: its free squares are open & nf), whether its row has a free square (`alive`), the
+// solutions (`solved`: alive, and its row is the last), and the children to push (`keep`:
+// alive, not in the last row, the lookahead row not full).
 struct Step {
-  __m512i bit, nc, nl, nr, occupied, level;   // level: the parent's
-  __mmask16 tried, alive, final_level, keep;
+  __m512i bit, nf, nl, nr, open, level;   // level: the parent's
+  __mmask16 tried, alive, solved, keep;
 };
 NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
-  const __m512i ones = _mm512_set1_epi32(-1);
   Step s;
   s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
   s.tried = g.live;
   s.level = g.LV;
   g.A = _mm512_xor_si512(g.A, s.bit);
   const __m512i gap = lookup(t.gap, g.LV);
-  s.nc = _mm512_or_si512(g.C, s.bit);
+  s.nf = _mm512_xor_si512(g.F, s.bit);
   s.nl = _mm512_sllv_epi32(_mm512_or_si512(g.L, s.bit), gap);
   s.nr = _mm512_srlv_epi32(_mm512_or_si512(g.R, s.bit), gap);
-  s.occupied = _mm512_or_si512(_mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk1, g.LV), 0xFE), s.nc);
-  s.alive = _mm512_mask_cmpneq_epi32_mask(s.tried, s.occupied, ones);
-  s.final_level = _mm512_cmpeq_epi32_mask(g.LV, t.last_parent);
+  s.open = _mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk1, g.LV), 0x01);   // none of the three
+  s.alive = _mm512_mask_test_epi32_mask(s.tried, s.open, s.nf);
+  s.solved = _mm512_mask_cmpeq_epi32_mask(s.alive, g.LV, t.last_parent);
   const __m512i gap1 = lookup(t.gap1, g.LV);
   const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
-                                                  lookup(t.blk2, g.LV), 0xFE);
+                                                  lookup(t.blk2, g.LV), 0x01);
   // A child of the last parent level is never kept: its lookahead row is past the last level,
   // where every square is blocked.
-  s.keep = _mm512_mask_cmpneq_epi32_mask(s.alive, _mm512_or_si512(ahead, s.nc), ones);
+  s.keep = _mm512_mask_test_epi32_mask(s.alive, ahead, s.nf);
   return s;
 }
 
 // The stack of nodes, one array per field, kLanes entries of room past its top (packed: no
-// `level`, which may be null; the level is in the top bits of `cols`). Every node on it has a
+// `level`, which may be null; the level is in the top bits of `free`). Every node on it has a
 // free square in its row (refill relies on it): a pushed child is `alive`, and the callers push
 // a start node only if its row has one.
 struct Stack {
-  std::uint32_t *cols, *dl, *dr, *level;
+  std::uint32_t *free, *dl, *dr, *level;   // free: F
 };
 
 // Pushes the step's `keep` children on the stack at sp; returns how many.
 template <bool kPacked>
 NQ_VECTOR_STEP int push(const Step& s, const Stack& st, std::size_t sp) {
   if constexpr (kPacked) {   // the child's level is its parent's + 1, in the same bits
-    const __m512i child = _mm512_add_epi32(s.nc, _mm512_set1_epi32(1 << kLevelShift));
-    _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, child));
+    const __m512i child = _mm512_add_epi32(s.nf, _mm512_set1_epi32(1 << kLevelShift));
+    _mm512_storeu_si512(st.free + sp, _mm512_maskz_compress_epi32(s.keep, child));
   } else {
-    _mm512_storeu_si512(st.cols + sp, _mm512_maskz_compress_epi32(s.keep, s.nc));
+    _mm512_storeu_si512(st.free + sp, _mm512_maskz_compress_epi32(s.keep, s.nf));
     const __m512i child = _mm512_add_epi32(s.level, _mm512_set1_epi32(1));
     _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, child));
   }
@@ -170,15 +170,15 @@ NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std:
   const auto fill = static_cast<__mmask16>(_pdep_u32((1u << take) - 1, empty));
   g.live = static_cast<__mmask16>(~empty | fill);   // a node from the stack has a free square
   sp -= take;
-  g.C = _mm512_mask_expand_epi32(g.C, fill, load_reg(st.cols + sp));
+  g.F = _mm512_mask_expand_epi32(g.F, fill, load_reg(st.free + sp));
   g.L = _mm512_mask_expand_epi32(g.L, fill, load_reg(st.dl + sp));
   g.R = _mm512_mask_expand_epi32(g.R, fill, load_reg(st.dr + sp));
   if constexpr (kPacked)
-    g.LV = _mm512_srli_epi32(g.C, kLevelShift);
+    g.LV = _mm512_srli_epi32(g.F, kLevelShift);
   else
     g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
-  const __m512i occ = _mm512_ternarylogic_epi32(g.C, g.L, g.R, 0xFE);
-  g.A = _mm512_mask_andnot_epi32(g.A, fill, _mm512_or_si512(occ, lookup(t.blk0, g.LV)), _mm512_set1_epi32(-1));
+  const __m512i free = _mm512_ternarylogic_epi32(g.F, g.L, g.R, 0x10);   // F and neither diagonal
+  g.A = _mm512_mask_andnot_epi32(g.A, fill, lookup(t.blk0, g.LV), free);
   return fill;
 }
 
