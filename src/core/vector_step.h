@@ -40,6 +40,7 @@ inline constexpr int kLanes = 16;
 // (session 13).
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
+static_assert(kPushMax <= 64, "the counting kernel adds up a step's solutions as one 64-bit mask");
 inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
 inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
@@ -59,29 +60,28 @@ NQ_VECTOR_STEP __m512i lookup(const LevelTable& t, __m512i level) {
   return _mm512_permutex2var_epi32(t.lo, level, t.hi);
 }
 
-// The search's rows as per-level tables, for a node of level d: the squares blocked in its own
-// row, its children's row and the lookahead row, and the rows from it to its children and on
-// to the lookahead row (levels past the last: all blocked, gap 1).
+// The search's rows as two per-level tables, for level d: the squares blocked in its row, and
+// the rows from it to the next level (levels past the last: all blocked, gap 1). A node of
+// level d looks up d, d + 1 and d + 2 (2 tables, not 5: fewer registers). A lookup takes its
+// index modulo 32, so only a search of 32 levels looks past the tables: its last parent level
+// (30) looks up 32 as 0 for its children's lookahead row, but such a search is a whole board
+// of 32 columns, whose children in the last row have no free column left and are never kept.
 struct Tables {
-  LevelTable blk0, blk1, blk2, gap, gap1;
+  LevelTable blk, gap;
   __m512i last_parent;   // the level whose children are in the last row
 };
 NQ_VECTOR_STEP LevelTable load_table(const std::uint32_t* t) {
   return {_mm512_load_si512(t), _mm512_load_si512(t + 16)};
 }
 NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
-  const int m = s.levels;
-  alignas(64) std::uint32_t b0[32], b1[32], b2[32], g0[32], g1[32];
+  alignas(64) std::uint32_t b[32], g[32];
   for (int d = 0; d < 32; ++d) {
-    b0[d] = blocked_at(s, d);
-    b1[d] = blocked_at(s, d + 1);
-    b2[d] = blocked_at(s, d + 2);
-    g0[d] = static_cast<std::uint32_t>(gap_after(s, d));
-    g1[d] = static_cast<std::uint32_t>(gap_after(s, d + 1));
+    b[d] = blocked_at(s, d);
+    g[d] = static_cast<std::uint32_t>(gap_after(s, d));
   }
   // A named function, not a lambda: a lambda does not inherit the target attribute, and a build
   // with -march=native on a CPU without AVX-512 would not compile.
-  return {load_table(b0), load_table(b1), load_table(b2), load_table(g0), load_table(g1), _mm512_set1_epi32(m - 2)};
+  return {load_table(b), load_table(g), _mm512_set1_epi32(s.levels - 2)};
 }
 
 // One group of lanes. Packed, LV is a copy of F's level bits, which refill (the only place that
@@ -106,16 +106,18 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   s.tried = g.live;
   s.level = g.LV;
   g.A = _mm512_xor_si512(g.A, s.bit);
+  const __m512i lv1 = _mm512_add_epi32(g.LV, _mm512_set1_epi32(1));
+  const __m512i lv2 = _mm512_add_epi32(g.LV, _mm512_set1_epi32(2));
   const __m512i gap = lookup(t.gap, g.LV);
   s.nf = _mm512_xor_si512(g.F, s.bit);
   s.nl = _mm512_sllv_epi32(_mm512_or_si512(g.L, s.bit), gap);
   s.nr = _mm512_srlv_epi32(_mm512_or_si512(g.R, s.bit), gap);
-  s.open = _mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk1, g.LV), 0x01);   // none of the three
+  s.open = _mm512_ternarylogic_epi32(s.nl, s.nr, lookup(t.blk, lv1), 0x01);   // none of the three
   s.alive = _mm512_mask_test_epi32_mask(s.tried, s.open, s.nf);
   s.solved = _mm512_mask_cmpeq_epi32_mask(s.alive, g.LV, t.last_parent);
-  const __m512i gap1 = lookup(t.gap1, g.LV);
+  const __m512i gap1 = lookup(t.gap, lv1);
   const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
-                                                  lookup(t.blk2, g.LV), 0x01);
+                                                  lookup(t.blk, lv2), 0x01);
   // A child of the last parent level is never kept: its lookahead row is past the last level,
   // where every square is blocked.
   s.keep = _mm512_mask_test_epi32_mask(s.alive, ahead, s.nf);
@@ -178,7 +180,7 @@ NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std:
   else
     g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
   const __m512i free = _mm512_ternarylogic_epi32(g.F, g.L, g.R, 0x10);   // F and neither diagonal
-  g.A = _mm512_mask_andnot_epi32(g.A, fill, lookup(t.blk0, g.LV), free);
+  g.A = _mm512_mask_andnot_epi32(g.A, fill, lookup(t.blk, g.LV), free);
   return fill;
 }
 

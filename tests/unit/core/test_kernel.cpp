@@ -3,6 +3,7 @@
 #include <cstdint>
 #include "core/kernel.h"
 #include "core/known_counts.h"
+#include "core/solve.h"
 #include "support/brute_force.h"
 
 using namespace nq::core;
@@ -179,6 +180,30 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
             if (rng.next(3) == 0) s->blocked[static_cast<std::size_t>(i)] |= Mask{1} << c;
         expect_kernels_agree(*s, "many rows left");
       }
+  // 29-32 levels (a node looks up the tables two levels past its own, at 32 levels past their
+  // 32 entries: vector_step.h). Every square is blocked but those of a solution of N = 32 and
+  // a few more, so the trees are small and reach the last level.
+  const auto solution = first_solution(32);
+  ASSERT_TRUE(solution);
+  for (int left : {29, 30, 31, 32})
+    for (int trial = 0; trial < 3; ++trial) {
+      Placement p;
+      p.fill(kEmptyRow);
+      for (int placed = 0; placed < 32 - left;) {
+        const unsigned r = rng.next(32);
+        if (p[r] == kEmptyRow) p[r] = (*solution)[r], ++placed;
+      }
+      auto s = prepare_search(32, p);
+      ASSERT_TRUE(s);
+      ASSERT_EQ(s->levels, left);
+      for (int i = 0; i < s->levels; ++i) {
+        Mask open = Mask{1} << (*solution)[s->row[i]];
+        for (int extra = 0; extra < 3; ++extra) open |= Mask{1} << rng.next(32);
+        s->blocked[static_cast<std::size_t>(i)] |= ~open;
+      }
+      EXPECT_GE(count_completions_scalar(*s).solutions, 1u);   // the solution's own squares
+      expect_kernels_agree(*s, "29-32 levels");
+    }
 }
 
 TEST(Kernel, Avx2AndScalarKernelsAgreeOnSolutionsAndNodes) {
