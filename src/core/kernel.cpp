@@ -141,7 +141,8 @@ struct NoVisit {
 // solution, and the children that the rule keeps are compressed onto a shared stack; lanes
 // whose node has no square left are refilled from the top of the stack. A branchy scalar search
 // loses a mispredicted branch per node; here the only branch is the loop's. kGroups independent
-// vectors per step hide the latency of a step's dependency chain.
+// vectors per step hide the latency of a step's dependency chain: with 4 the step is bound by
+// throughput, about 4 instructions a cycle on AMD Zen 5 (docs/performance.md).
 //
 // Each step refills the empty lanes before it pushes the children it found, so a refill loads
 // nodes stored a step earlier, never the stores of the same step (a load spanning recent vector
@@ -151,7 +152,7 @@ struct NoVisit {
 // The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
 // smaller limit), nodes are popped and searched by the scalar search instead, which counts the
 // same nodes and solutions, so the result never depends on the limit. Boards of up to
-// kPackedMaxN columns keep a node's level in its column mask (vector_step.h) and the stack
+// kPackedMaxN columns keep a node's level in its free-column mask (vector_step.h) and the stack
 // takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
 using namespace vector_step;
 constexpr std::size_t kStackCapacity = 4096;

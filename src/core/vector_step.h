@@ -4,12 +4,12 @@
 // and boards.cpp includes it.
 //
 // Lanes are nodes of a RowSearch's tree, kGroups vectors of kLanes at a time. A node is its
-// free columns F (those its queens leave; the search tests squares against F, which saves an
-// operation per test against testing them against the occupied ones), its diagonals L and R
-// (shifted to its row), its level LV and A, the squares of its row it has yet to try. One step tries each lane's lowest untried square: the
-// child is dropped if its row is full, or the row after it (a one-row lookahead); otherwise it
-// is a solution (its row is the last) or pushed on a stack of nodes, from which empty lanes
-// are refilled.
+// free columns F (those its queens leave: a square test is then one vptestmd against F, where
+// the occupied columns took an OR and a compare), its diagonals L and R (shifted to its row),
+// its level LV and A, the squares of its row it has yet to try. One step tries each lane's
+// lowest untried square: the child is dropped if its row is full, or the row after it (a
+// one-row lookahead); otherwise it is a solution (its row is the last) or pushed on a stack of
+// nodes, from which empty lanes are refilled.
 //
 // Where a node keeps its level on the stack (the template parameter kPacked of push and refill):
 //   separate (false): a fourth stack field, expanded into LV;
@@ -34,14 +34,15 @@
 namespace nq::core::vector_step {
 
 inline constexpr int kLanes = 16;
-// Groups per step: independent groups hide the latency of the step's dependency chain, with
-// the kernel's order (refills before pushes, kernel.cpp) 4 best: on AMD Zen 5 6 groups took
-// 1.5x its time (N = 18, one thread, docs/performance.md); 4 also measured best on Zen 4
+// Groups per step: independent groups hide the latency of the step's dependency chain, and
+// more of them spill registers. With the kernel's order (refills before pushes, kernel.cpp) 4
+// are best: on AMD Zen 5 (N = 18, one thread, docs/performance.md) 3 groups took 1.1x the
+// time per node on sampled N = 20 units, 5 1.08x and 6 1.5x; 4 also measured best on Zen 4
 // (session 13).
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 static_assert(kPushMax <= 64, "the counting kernel adds up a step's solutions as one 64-bit mask");
-inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of C
+inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of F
 inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
 // Put before a loop over the kGroups groups: unrolled whole, so each group lives in registers.
