@@ -93,10 +93,10 @@ struct Group {
 };
 
 // What one step of a group found. For the lanes that tried a square (`tried`): the square as
-// a one-bit mask, the child's masks, the squares of the child's row its diagonals and the
-// blocked squares leave (`open`: its free squares are open & nf), whether its row has a free square (`alive`), the
-// solutions (`solved`: alive, and its row is the last), and the children to push (`keep`:
-// alive, not in the last row, the lookahead row not full).
+// a one-bit mask, the child's masks, the squares of the child's row that its diagonals and the
+// blocked squares leave (`open`; its free squares are open & nf), whether its row has a free
+// square (`alive`), the solutions (`solved`: alive, and its row is the last), and the children
+// to push (`keep`: alive, not in the last row, the lookahead row not full).
 struct Step {
   __m512i bit, nf, nl, nr, open, level;   // level: the parent's
   __mmask16 tried, alive, solved, keep;
