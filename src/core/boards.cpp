@@ -232,7 +232,7 @@ NQ_BOARDS_AVX512 Count vector_walk(const RowSearch& s, int f, Workspace& w, std:
     std::uint32_t *st_id = w.id.data(), *st_path = w.path.data();
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const Step x = step(t, g[h]);
+      const Step x = step<kMaxN>(t, g[h]);
       tried_total += static_cast<Count>(std::popcount(static_cast<unsigned>(x.tried)));
       const __m512i col = bit_index(x.bit);
       const __mmask16 emit = x.solved;

@@ -199,7 +199,7 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
     std::uint64_t solved = 0;   // the groups' solution masks side by side (kGroups * kLanes <= 64)
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      x[h] = step(t, g[h]);
+      x[h] = step<kPacked ? kPackedMaxN : kMaxN>(t, g[h]);
       solved |= static_cast<std::uint64_t>(x[h].solved) << (kLanes * h);
     }
     solutions += static_cast<Count>(std::popcount(solved));

@@ -64,9 +64,10 @@ NQ_VECTOR_STEP __m512i lookup(const LevelTable& t, __m512i level) {
 // The search's rows as two per-level tables, for level d: the squares blocked in its row, and
 // the rows from it to the next level (levels past the last: all blocked, gap 1). A node of
 // level d looks up d, d + 1 and d + 2 (2 tables, not 5: fewer registers). A lookup takes its
-// index modulo 32, so only a search of 32 levels looks past the tables: its last parent level
-// (30) looks up 32 as 0 for its children's lookahead row, but such a search is a whole board
-// of 32 columns, whose children in the last row have no free column left and are never kept.
+// index modulo kTableLevels, so only a search of 32 levels looks past the tables: its last
+// parent level (30) looks up 32 as 0 for its children's lookahead row, where its children in
+// the last row would be kept if their column were free there too (see step).
+inline constexpr int kTableLevels = 32;
 struct Tables {
   LevelTable blk, gap;
   __m512i last_parent;   // the level whose children are in the last row
@@ -75,8 +76,8 @@ NQ_VECTOR_STEP LevelTable load_table(const std::uint32_t* t) {
   return {_mm512_load_si512(t), _mm512_load_si512(t + 16)};
 }
 NQ_VECTOR_STEP Tables make_tables(const RowSearch& s) {
-  alignas(64) std::uint32_t b[32], g[32];
-  for (int d = 0; d < 32; ++d) {
+  alignas(64) std::uint32_t b[kTableLevels], g[kTableLevels];
+  for (int d = 0; d < kTableLevels; ++d) {
     b[d] = blocked_at(s, d);
     g[d] = static_cast<std::uint32_t>(gap_after(s, d));
   }
@@ -101,7 +102,14 @@ struct Step {
   __m512i bit, nf, nl, nr, open, level;   // level: the parent's
   __mmask16 tried, alive, solved, keep;
 };
+// kMaxLevels: the most levels the caller's searches have. With fewer than kTableLevels, the
+// lookahead row of a child in the last row is past the last level, where every square is
+// blocked, so such a child is never kept; with kTableLevels that row's lookup wraps around to
+// level 0, and the solutions are dropped from `keep` explicitly (one mask operation, which the
+// counting kernel spares on boards of at most kPackedMaxN columns).
+template <int kMaxLevels>
 NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
+  static_assert(kMaxLevels <= kTableLevels);
   Step s;
   s.bit = _mm512_and_si512(g.A, _mm512_sub_epi32(_mm512_setzero_si512(), g.A));
   s.tried = g.live;
@@ -119,9 +127,8 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   const __m512i gap1 = lookup(t.gap, lv1);
   const __m512i ahead = _mm512_ternarylogic_epi32(_mm512_sllv_epi32(s.nl, gap1), _mm512_srlv_epi32(s.nr, gap1),
                                                   lookup(t.blk, lv2), 0x01);
-  // A child of the last parent level is never kept: its lookahead row is past the last level,
-  // where every square is blocked.
-  s.keep = _mm512_mask_test_epi32_mask(s.alive, ahead, s.nf);
+  const __mmask16 unsolved = kMaxLevels < kTableLevels ? s.alive : static_cast<__mmask16>(s.alive & ~s.solved);
+  s.keep = _mm512_mask_test_epi32_mask(unsolved, ahead, s.nf);
   return s;
 }
 

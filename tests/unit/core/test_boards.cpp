@@ -7,6 +7,7 @@
 #include "core/boards.h"
 #include "core/known_counts.h"
 #include "support/brute_force.h"
+#include "support/searches.h"
 
 using namespace nq::core;
 
@@ -150,6 +151,25 @@ TEST(BoardGenerator, VectorTraversalGivesTheScalarVisitsBoardsInOrderWithItsStat
   }
   EXPECT_GT(units, 1000u);
   EXPECT_GT(multi_batch, 100u);
+}
+
+TEST(BoardGenerator, VectorTraversalMatchesTheScalarOneWhereTheLookaheadWraps) {
+  const auto s = nq::test::wrapping_lookahead_search();   // 32 levels: support/searches.h
+  ASSERT_TRUE(s);
+  Board scalar, vector;
+  const SearchStats want = visit_completions(*s, [&](BoardView b) {
+    scalar.assign(b.begin(), b.end());
+    return true;
+  });
+  ASSERT_EQ(want.solutions, 1u);
+  for (std::size_t batch : {std::size_t{1}, std::size_t{7}, kSeedBatch}) {
+    vector.clear();
+    const auto got = append_completions_vector(*s, vector, batch);
+    if (!got) GTEST_SKIP() << "no AVX-512 or AVX2 on this CPU: the vector traversal is not used";
+    EXPECT_EQ(vector, scalar) << "batch " << batch;
+    EXPECT_EQ(got->solutions, want.solutions) << "batch " << batch;
+    EXPECT_EQ(got->nodes, want.nodes) << "batch " << batch;
+  }
 }
 
 TEST(BoardGenerator, CompletionsMatchCountingOnALargeUnit) {

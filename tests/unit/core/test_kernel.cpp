@@ -5,6 +5,7 @@
 #include "core/known_counts.h"
 #include "core/solve.h"
 #include "support/brute_force.h"
+#include "support/searches.h"
 
 using namespace nq::core;
 
@@ -204,6 +205,12 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
       EXPECT_GE(count_completions_scalar(*s).solutions, 1u);   // the solution's own squares
       expect_kernels_agree(*s, "29-32 levels");
     }
+  // 32 levels, whose last row's lookahead wraps around to the first level's entry.
+  const auto wrapping = nq::test::wrapping_lookahead_search();
+  ASSERT_TRUE(wrapping);
+  ASSERT_EQ(wrapping->levels, 32);
+  EXPECT_EQ(count_completions_scalar(*wrapping).solutions, 1u);
+  expect_kernels_agree(*wrapping, "32 levels, the last queen free in a 33rd row");
 }
 
 TEST(Kernel, Avx2AndScalarKernelsAgreeOnSolutionsAndNodes) {
