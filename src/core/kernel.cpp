@@ -149,13 +149,16 @@ struct NoVisit {
 // stores waits for them: 0.88x the time of the fastest order that pushes first, 6 groups;
 // docs/performance.md). The stack stays last in, first out, so it stays small.
 //
-// The stack normally holds a few hundred nodes; if it nears kStackCapacity (or a test's
-// smaller limit), nodes are popped and searched by the scalar search instead, which counts the
-// same nodes and solutions, so the result never depends on the limit. Boards of up to
-// kPackedMaxN columns keep a node's level in its free-column mask (vector_step.h) and the stack
-// takes 49 KB of the thread's stack; larger ones keep it in a fourth field (66 KB).
+// The stack holds a few hundred nodes at N = 16-18 and more as the searches get deeper: up to
+// ~2,100 in units of N = 22 (17 levels), 2,900-3,400 in N = 27's (20 levels) and 4,427 in one of
+// 22 levels (docs/performance.md, session 17). If it nears kStackCapacity (or a test's smaller
+// limit), nodes are popped and searched by the scalar search instead, which counts the same
+// nodes and solutions, so the result never depends on the limit; but it is slow (that N = 27
+// unit took 1.26x its time with 4,096 entries), so the capacity leaves a wide margin. Boards of
+// up to kPackedMaxN columns keep a node's level in its free-column mask (vector_step.h) and the
+// stack takes 192 KB of the thread's stack; larger ones keep it in a fourth field (256 KB).
 using namespace vector_step;
-constexpr std::size_t kStackCapacity = 4096;
+constexpr std::size_t kStackCapacity = 16384;
 
 #define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
 #if !defined(__clang__)
