@@ -403,7 +403,7 @@ int main(int argc, char** argv) {
         core::SearchStats st;
         double t = 0;
         if (name == "vector") {
-          t = timed([&] { st = *core::count_completions_vector(x.search, 4096); });
+          t = timed([&] { st = *core::count_completions_vector(x.search, core::kVectorStackCapacity); });
         } else if (name == "avx2") {
           t = timed([&] { st = *core::count_completions_avx2(x.search); });
         } else if (name == "scalar") {

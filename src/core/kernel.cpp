@@ -158,7 +158,7 @@ struct NoVisit {
 // up to kPackedMaxN columns keep a node's level in its free-column mask (vector_step.h) and the
 // stack takes 192 KB of the thread's stack; larger ones keep it in a fourth field (256 KB).
 using namespace vector_step;
-constexpr std::size_t kStackCapacity = 16384;
+constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 
 #define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
 #if !defined(__clang__)
@@ -269,7 +269,7 @@ const char* kernel_name() {
 SearchStats count_completions(const RowSearch& s) {
   if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed)) {
 #if NQ_HAVE_AVX512_KERNEL
-    if (vector_kernel_available()) return vector_search(s, kStackCapacity);
+    if (vector_kernel_available()) return vector_search(s, kVectorStackCapacity);
 #endif
     if (const auto st = count_completions_avx2(s)) return *st;
   }
