@@ -9,12 +9,12 @@
 
 namespace nq::test {
 
-// A search of 32 levels (a whole board of N = 32) with exactly one solution (nullopt if no such
-// solution was found), whose last queen
-// would also be free in a 33rd row. A node looks up the level tables two levels past its own,
-// so a child in the last row looks past them, at index 32, which wraps around to level 0's
-// entry (core/vector_step.h); here that entry leaves the last queen's column open, so a step
-// that kept such a child would walk one node more than the scalar search.
+// A search of 32 levels (a whole board of N = 32) with exactly one solution, whose last queen
+// would also be free in a 33rd row (nullopt if no such solution was found). A node looks up the
+// level tables two levels past its own, so a child in the last row looks past them, at index
+// 32, which wraps around to level 0's entry (core/vector_step.h); here that entry leaves the
+// last queen's column open, so a step that kept such a child would walk one node more than the
+// scalar search.
 // The solution: the first completion, in lexicographic order, of the first solution's top 12
 // rows with that property. The first row is open at its own square and at the last queen's
 // column, every other row only at its own square.
