@@ -3,10 +3,12 @@
 // bench/engines.sh (issue 13) for the growth estimate that feeds bench/capacity.py.
 //
 //   nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]
-//              [--engines vector,avx2,scalar,mitm] [--max-seconds S]
+//              [--engines vector,avx2,scalar,mitm] [--max-seconds S] [--stack NODES]
 //
 // Engines (every one is checked against the first on every sampled unit):
-//   vector  core::count_completions_vector, the AVX-512 tree walker `nqueens` uses;
+//   vector  core::count_completions_vector, the AVX-512 tree walker `nqueens` uses (--stack: its
+//           work stack limited to fewer nodes, the rest moving to the heap and back; the memory
+//           column: its stack plus the most it moved to the heap);
 //   avx2    core::count_completions_avx2, the AVX2 level-batched walker `nqueens` uses without
 //           AVX-512 (where the CPU has no AVX-512, `vector` is replaced by it);
 //   scalar  core::count_completions_scalar, the plain iterative tree walker;
@@ -74,6 +76,7 @@ struct Options {
   std::vector<std::string> engines{"vector", "scalar"};
   double max_seconds = 0;
   double check_solutions = 0;   // 0: report only
+  int stack = core::kVectorStackCapacity;   // the vector engine's stack limit, in nodes
 };
 
 // The command line (CLI11, as `nqueens` and nq_bench): the options write into `o`; `plan` is
@@ -109,6 +112,10 @@ struct CommandLine {
                    "exit 1 if the estimated total of a board with a published count is more than this many "
                    "standard errors from it (exactly: where every unit is sampled)")
         ->check(CLI::PositiveNumber);
+    app.add_option("--stack", o.stack,
+                   "the vector engine's work stack in nodes, 128-" + std::to_string(core::kVectorStackCapacity) +
+                       " (default: all of it); past it, nodes move to the heap")
+        ->check(CLI::Range(128, core::kVectorStackCapacity));
   }
 
   Options finish() {
@@ -403,7 +410,9 @@ int main(int argc, char** argv) {
         core::SearchStats st;
         double t = 0;
         if (name == "vector") {
-          t = timed([&] { st = *core::count_completions_vector(x.search, core::kVectorStackCapacity); });
+          core::VectorMemory memory;
+          t = timed([&] { st = *core::count_completions_vector(x.search, o.stack, &memory); });
+          runs[e].peak_bytes = std::max(runs[e].peak_bytes, memory.stack_bytes + memory.heap_bytes);
         } else if (name == "avx2") {
           t = timed([&] { st = *core::count_completions_avx2(x.search); });
         } else if (name == "scalar") {

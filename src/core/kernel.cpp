@@ -3,6 +3,7 @@
 #include <atomic>
 #include <bit>
 #include <cstring>
+#include <vector>
 #include "core/vector_step.h"
 #if NQ_HAVE_VECTOR_STEP
 #define NQ_HAVE_AVX512_KERNEL 1
@@ -78,7 +79,7 @@ struct Node {
 };
 
 // The scalar search (see the rule in kernel.h) of the subtree of `start`, the start node
-// included: counting without AVX-512, visiting, and the vector kernel's overflow path.
+// included: counting without AVX-512, and visiting.
 // Requires s.levels >= 2 and start.level <= s.levels - 2. With kVisit it writes each level's
 // column into board[row] and calls on_solution() for every solution; false stops the search.
 template <bool kVisit, class OnSolution>
@@ -152,13 +153,54 @@ struct NoVisit {
 // The stack holds a few hundred nodes at N = 16-18 and more as the searches get deeper: up to
 // ~2,100 in units of N = 22 (17 levels), 2,900-3,400 in N = 27's (20 levels) and 4,427 in one of
 // 22 levels (docs/performance.md, session 17). If it nears kStackCapacity (or a test's smaller
-// limit), nodes are popped and searched by the scalar search instead, which counts the same
-// nodes and solutions, so the result never depends on the limit; but it is slow (that N = 27
-// unit took 1.26x its time with 4,096 entries), so the capacity leaves a wide margin. Boards of
-// up to kPackedMaxN columns keep a node's level in its free-column mask (vector_step.h) and the
-// stack takes 192 KB of the thread's stack; larger ones keep it in a fourth field (256 KB).
+// limit), its bottom half (the oldest nodes, the last it would pop) moves to a Spill on the heap,
+// which refills it when the search has used up everything above. The search stays last in,
+// first out at any depth, with no cliff: until session 18 the overflow path searched the top
+// nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took 1.26x its
+// time. Boards of up to kPackedMaxN columns keep a node's level in its free-column mask
+// (vector_step.h) and the stack takes 192 KB of the thread's stack; larger ones keep it in a
+// fourth field (256 KB).
 using namespace vector_step;
 constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
+
+// The stack's continuation on the heap: the nodes moved off its bottom, oldest first.
+struct Spill {
+  std::vector<Mask> free, dl, dr;
+  std::vector<std::uint32_t> level;   // unpacked only
+  std::size_t peak = 0;               // the most nodes it held
+};
+
+// Moves the stack's bottom sp - keep nodes to the spill's top; returns keep (the new sp).
+template <bool kPacked>
+[[gnu::noinline, gnu::cold]] std::size_t spill_bottom(const Stack& st, std::size_t sp, std::size_t keep, Spill& out) {
+  const std::size_t moved = sp - keep;
+  const auto move = [&](std::uint32_t* field, std::vector<std::uint32_t>& to) {
+    to.insert(to.end(), field, field + moved);
+    std::memmove(field, field + moved, keep * sizeof *field);
+  };
+  move(st.free, out.free);
+  move(st.dl, out.dl);
+  move(st.dr, out.dr);
+  if constexpr (!kPacked) move(st.level, out.level);
+  out.peak = std::max(out.peak, out.free.size());
+  return keep;
+}
+
+// Moves up to `room` nodes from the spill's top onto the empty stack; returns how many (sp).
+template <bool kPacked>
+[[gnu::noinline, gnu::cold]] std::size_t restore(const Stack& st, std::size_t room, Spill& from) {
+  if (from.free.empty()) return 0;
+  const std::size_t k = std::min(room, from.free.size());
+  const auto move = [&](std::uint32_t* field, std::vector<std::uint32_t>& v) {
+    std::copy(v.end() - static_cast<std::ptrdiff_t>(k), v.end(), field);
+    v.resize(v.size() - k);
+  };
+  move(st.free, from.free);
+  move(st.dl, from.dl);
+  move(st.dr, from.dr);
+  if constexpr (!kPacked) move(st.level, from.level);
+  return k;
+}
 
 #define NQ_AVX512 __attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,popcnt,bmi,bmi2")))
 #if !defined(__clang__)
@@ -168,7 +210,7 @@ constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 #endif
 
 template <bool kPacked>
-NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
+[[gnu::noinline]] NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, Spill& spill) {
   const Tables t = make_tables(s);
   alignas(64) Mask st_free[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
@@ -187,17 +229,11 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
   g[0].live = _mm512_test_epi32_mask(g[0].A, g[0].A);
   Count solutions = 0, nodes = static_cast<Count>(std::popcount(static_cast<unsigned>(g[0].live)));
   for (;;) {
-    if (sp > limit - push_max) [[unlikely]] {
-      while (sp > limit / 2) {
-        --sp;
-        const Mask free = st_free[sp];
-        const Node node{kPacked ? static_cast<int>(free >> kLevelShift) : static_cast<int>(st_level[sp]),
-                        ~free & kColumns, st_dl[sp], st_dr[sp]};
-        const SearchStats sub = scalar_search<false>(s, node, nullptr, NoVisit{});
-        solutions += sub.solutions;
-        nodes += sub.nodes - sub.solutions;   // its solutions are added as nodes below
-      }
-    }
+    // Cold, in one branch: the stack is near full (its bottom moves to the spill), or empty
+    // (the spill's top, if any, moves back: nodes older than the lanes', so still last in,
+    // first out). With two branches, clang kept fewer of the groups in registers.
+    if (sp - 1 >= limit - push_max) [[unlikely]]
+      sp = sp ? spill_bottom<kPacked>(st, sp, limit / 2, spill) : restore<kPacked>(st, limit / 2, spill);
     Step x[kGroups];
     std::uint64_t solved = 0;   // the groups' solution masks side by side (kGroups * kLanes <= 64)
 NQ_UNROLL_GROUPS
@@ -214,13 +250,23 @@ NQ_UNROLL_GROUPS
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) pushed += static_cast<std::size_t>(push<kPacked>(x[h], st, sp + pushed));
     sp += pushed;
-    if (idle == kPushMax && pushed == 0) break;   // every lane empty, the stack too, and no child
+    // Every lane empty, the stack and the spill too, and no child.
+    if (idle == kPushMax && pushed == 0 && spill.free.empty()) break;
   }
   return {solutions, nodes + solutions};
 }
 
-NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit) {
-  return s.n <= kPackedMaxN ? vector_search<true>(s, stack_limit) : vector_search<false>(s, stack_limit);
+// The spill lives here, so that the walk above has no destructor to run (with one, clang built
+// a step 1.2x as slow).
+NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, VectorMemory* memory = nullptr) {
+  Spill spill;
+  const bool packed = s.n <= kPackedMaxN;
+  const SearchStats stats = packed ? vector_search<true>(s, stack_limit, spill) : vector_search<false>(s, stack_limit, spill);
+  if (memory) {
+    const std::size_t node_bytes = (packed ? 3 : 4) * sizeof(std::uint32_t);   // the fields of Stack it uses
+    *memory = {(kStackCapacity + kLanes) * node_bytes, spill.peak * node_bytes};
+  }
+  return stats;
 }
 
 #if !defined(__clang__)
@@ -276,11 +322,12 @@ SearchStats count_completions(const RowSearch& s) {
   return count_completions_scalar(s);
 }
 
-std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit) {
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit, VectorMemory* memory) {
+  if (memory) *memory = {};
 #if NQ_HAVE_AVX512_KERNEL
   if (!vector_kernel_available()) return std::nullopt;
   if (s.levels < 2) return count_completions_scalar(s);
-  return vector_search(s, stack_limit);
+  return vector_search(s, stack_limit, memory);
 #else
   (void)s;
   (void)stack_limit;

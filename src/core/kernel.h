@@ -4,6 +4,7 @@
 // exception-free; thread-safe (no shared state).
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -88,12 +89,19 @@ SearchStats count_completions(const Partial& p);
 // The plain iterative search, regardless of the CPU (tests compare the two).
 SearchStats count_completions_scalar(const RowSearch& s);
 // The vector kernel's work stack, in nodes: count_completions uses all of it. Searches of up to
-// 22 levels (N = 27's run plan) were measured below 4,500 (kernel.cpp).
+// 22 levels (N = 27's run plan) were measured below 4,500 (kernel.cpp); past it, the stack's
+// bottom moves to the heap and back.
 inline constexpr int kVectorStackCapacity = 16384;
+// What the vector kernel's work stack took: its arrays on the thread's stack (fixed per board
+// width), and the most bytes of it that a search moved to the heap (0 unless the stack filled).
+struct VectorMemory {
+  std::size_t stack_bytes = 0, heap_bytes = 0;
+};
 // The vector kernel with its work stack limited to `stack_limit` nodes (at most
-// kVectorStackCapacity; tests pass small limits to exercise the overflow path), or nullopt if
-// the CPU has no AVX-512.
-std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit);
+// kVectorStackCapacity; tests pass small limits to exercise the move to the heap), or nullopt
+// if the CPU has no AVX-512; `memory`, if given, receives what its stack took.
+std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stack_limit,
+                                                    VectorMemory* memory = nullptr);
 // True if the CPU can run the vector kernel.
 bool vector_kernel_available();
 // The AVX2 kernel, or nullopt if the CPU has no AVX2; and whether it has.

@@ -104,7 +104,9 @@ Placement random_placement(int n, Lcg& rng, int queens) {
   return p;
 }
 
-void expect_kernels_agree(const RowSearch& s, const char* what) {
+// Checks every kernel against the scalar search on s; returns the most bytes the vector kernel
+// moved to the heap with the smallest stack (0 without AVX-512).
+std::size_t expect_kernels_agree(const RowSearch& s, const char* what) {
   const SearchStats scalar = count_completions_scalar(s);
   const SearchStats counted = count_completions(s);
   EXPECT_EQ(counted.solutions, scalar.solutions) << what;
@@ -118,12 +120,13 @@ void expect_kernels_agree(const RowSearch& s, const char* what) {
     EXPECT_EQ(avx2->solutions, scalar.solutions) << what << " (AVX2)";
     EXPECT_EQ(avx2->nodes, scalar.nodes) << what << " (AVX2)";
   }
-  if (!vector_kernel_available()) return;
-  for (int limit : {4096, 120, 97})   // small limits force the overflow path
-    if (const auto vec = count_completions_vector(s, limit)) {
+  VectorMemory memory;
+  for (int limit : {kVectorStackCapacity, 120, 97})   // small limits move the stack's bottom to the heap
+    if (const auto vec = count_completions_vector(s, limit, &memory)) {
       EXPECT_EQ(vec->solutions, scalar.solutions) << what << " limit " << limit;
       EXPECT_EQ(vec->nodes, scalar.nodes) << what << " limit " << limit;
     }
+  return memory.heap_bytes;
 }
 }  // namespace
 
@@ -158,8 +161,9 @@ TEST(Kernel, PreplacedRowsAnywhereCompleteExactlyToTheMatchingSolutions) {
 TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
   if (!vector_kernel_available()) GTEST_SKIP() << "no AVX-512 on this CPU: only the scalar kernel runs";
   Lcg rng{7};
+  int spilling = 0;   // searches whose stack of 128 nodes moved nodes to the heap
   for (int n = 6; n <= 13; ++n)   // whole boards and first-row prefixes
-    expect_kernels_agree(prepare_search(*place_prefix(n, {})), "empty board");
+    spilling += expect_kernels_agree(prepare_search(*place_prefix(n, {})), "empty board") > 0;
   // Wide boards, ~11 rows left to the search; up to 27 columns the kernel keeps a node's level
   // in its column mask, from 28 in a field of its own.
   for (int n : {17, 20, 24, 27, 28, 32})
@@ -167,7 +171,7 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
       const Placement p = random_placement(n, rng, n - 11);
       const auto s = prepare_search(n, p);
       ASSERT_TRUE(s);
-      expect_kernels_agree(*s, "wide board");
+      spilling += expect_kernels_agree(*s, "wide board") > 0;
     }
   // Many rows left (16-19 levels), with a third of each row's squares blocked besides (both
   // kernels search any RowSearch) to keep the trees small.
@@ -179,7 +183,7 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
         for (int i = 0; i < s->levels; ++i)
           for (int c = 0; c < n; ++c)
             if (rng.next(3) == 0) s->blocked[static_cast<std::size_t>(i)] |= Mask{1} << c;
-        expect_kernels_agree(*s, "many rows left");
+        spilling += expect_kernels_agree(*s, "many rows left") > 0;
       }
   // 29-32 levels (a node looks up the tables two levels past its own, at 32 levels past their
   // 32 entries: vector_step.h). Every square is blocked but those of a solution of N = 32 and
@@ -211,6 +215,7 @@ TEST(Kernel, VectorAndScalarKernelsAgreeOnSolutionsAndNodes) {
   ASSERT_EQ(wrapping->levels, 32);
   EXPECT_EQ(count_completions_scalar(*wrapping).solutions, 1u);
   expect_kernels_agree(*wrapping, "32 levels, the last queen free in a 33rd row");
+  EXPECT_GT(spilling, 0) << "no search filled a stack of 128 nodes: the heap path went untested";
 }
 
 TEST(Kernel, Avx2AndScalarKernelsAgreeOnSolutionsAndNodes) {
