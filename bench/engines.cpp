@@ -468,7 +468,7 @@ int main(int argc, char** argv) {
         std::snprintf(ns_text, sizeof ns_text, "%.3f", est.total / nodes.total * 1e9);
       }
       char memory[32] = "-";
-      if (runs[e].peak_bytes) std::snprintf(memory, sizeof memory, "%.1f MB", static_cast<double>(runs[e].peak_bytes) / 1e6);
+      if (runs[e].peak_bytes) std::snprintf(memory, sizeof memory, "%.3f MB", static_cast<double>(runs[e].peak_bytes) / 1e6);
       std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %20s %8s %s\n", n, depth,
                   static_cast<unsigned long long>(units), timed_units, o.engines[e].c_str(), est.mean * 1e3,
                   est.total, est.rel_se() * 100, first_sum > 0 ? sum / first_sum : 0.0, node_text, ns_text, memory);

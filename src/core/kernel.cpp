@@ -151,15 +151,15 @@ struct NoVisit {
 // docs/performance.md). The stack stays last in, first out, so it stays small.
 //
 // The stack holds a few hundred nodes at N = 16-18 and more as the searches get deeper: up to
-// ~2,100 in units of N = 22 (17 levels), 2,900-3,400 in N = 27's (20 levels) and 4,427 in one of
-// 22 levels (docs/performance.md, session 17). If it nears kStackCapacity (or a test's smaller
-// limit), its bottom half (the oldest nodes, the last it would pop) moves to a Spill on the heap,
-// which refills it when the search has used up everything above. The search stays last in,
-// first out at any depth, with no cliff: until session 18 the overflow path searched the top
-// nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took 1.26x its
-// time. Boards of up to kPackedMaxN columns keep a node's level in its free-column mask
-// (vector_step.h) and the stack takes 192 KB of the thread's stack; larger ones keep it in a
-// fourth field (256 KB).
+// ~2,100 in units of N = 22 (17 levels), 2,900-3,400 in N = 27's (20 levels), 4,427 in one of
+// 22 levels, and below 4,200 in 4 of N = 28 (docs/performance.md, sessions 17-18). If it nears
+// kStackCapacity (or a test's smaller limit), its bottom half (the oldest nodes, the last it
+// would pop) moves to a Spill on the heap, which refills it when it empties. The search stays
+// last in, first out at any depth, with no cliff: until session 18 the overflow path searched
+// the top nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took
+// 1.26x its time. Boards of up to kPackedMaxN columns keep a node's level in its free-column
+// mask (vector_step.h) and the stack takes 192 KB of the thread's stack; larger ones keep it in
+// a fourth field (256 KB).
 using namespace vector_step;
 constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 

@@ -88,9 +88,9 @@ SearchStats count_completions(const RowSearch& s);
 SearchStats count_completions(const Partial& p);
 // The plain iterative search, regardless of the CPU (tests compare the two).
 SearchStats count_completions_scalar(const RowSearch& s);
-// The vector kernel's work stack, in nodes: count_completions uses all of it. Searches of up to
-// 22 levels (N = 27's run plan) were measured below 4,500 (kernel.cpp); past it, the stack's
-// bottom moves to the heap and back.
+// The vector kernel's work stack, in nodes: count_completions uses all of it. Units of N = 27
+// and 28 (20-23 levels) were measured below 4,500 (kernel.cpp); past it, the stack's bottom
+// moves to the heap and back.
 inline constexpr int kVectorStackCapacity = 16384;
 // What the vector kernel's work stack took: its arrays on the thread's stack (fixed per board
 // width), and the most bytes of it that a search moved to the heap (0 unless the stack filled).
