@@ -247,12 +247,12 @@ NQ_UNROLL_GROUPS
       const __m512i np = _mm512_or_si512(P[h], _mm512_sllv_epi32(col, lookup(shift, g[h].LV)));
       _mm512_storeu_si512(st_id + sp, _mm512_maskz_compress_epi32(x.keep, ID[h]));
       _mm512_storeu_si512(st_path + sp, _mm512_maskz_compress_epi32(x.keep, np));
-      sp += static_cast<std::size_t>(push<false>(x, st, sp));
+      sp += static_cast<std::size_t>(push<Level::field>(x, st, sp));
     }
     int idle = 0;
 NQ_UNROLL_GROUPS
     for (int h = 0; h < kGroups; ++h) {
-      const __mmask16 fill = refill<false>(t, g[h], st, sp, idle);
+      const __mmask16 fill = refill<Level::field>(t, g[h], st, sp, idle);
       ID[h] = _mm512_mask_expand_epi32(ID[h], fill, load_reg(st_id + sp));
       P[h] = _mm512_mask_expand_epi32(P[h], fill, load_reg(st_path + sp));
     }

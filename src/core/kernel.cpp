@@ -158,8 +158,9 @@ struct NoVisit {
 // last in, first out at any depth, with no cliff: until session 18 the overflow path searched
 // the top nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took
 // 1.26x its time. Boards of up to kPackedMaxN columns keep a node's level in its free-column
-// mask (vector_step.h) and the stack takes 192 KB of the thread's stack; larger ones keep it in
-// a fourth field (256 KB).
+// mask (vector_step.h), larger ones count it from that mask where the CPU can (session 18:
+// 0.93x the time at N = 28), and the stack takes 192 KB of the thread's stack; otherwise they
+// keep it in a fourth field (256 KB).
 using namespace vector_step;
 constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 
@@ -171,7 +172,7 @@ struct Spill {
 };
 
 // Moves the stack's bottom sp - keep nodes to the spill's top; returns keep (the new sp).
-template <bool kPacked>
+template <Level kLevel>
 [[gnu::noinline, gnu::cold]] std::size_t spill_bottom(const Stack& st, std::size_t sp, std::size_t keep, Spill& out) {
   const std::size_t moved = sp - keep;
   const auto move = [&](std::uint32_t* field, std::vector<std::uint32_t>& to) {
@@ -181,13 +182,13 @@ template <bool kPacked>
   move(st.free, out.free);
   move(st.dl, out.dl);
   move(st.dr, out.dr);
-  if constexpr (!kPacked) move(st.level, out.level);
+  if constexpr (kLevel == Level::field) move(st.level, out.level);
   out.peak = std::max(out.peak, out.free.size());
   return keep;
 }
 
 // Moves up to `room` nodes from the spill's top onto the empty stack; returns how many (sp).
-template <bool kPacked>
+template <Level kLevel>
 [[gnu::noinline, gnu::cold]] std::size_t restore(const Stack& st, std::size_t room, Spill& from) {
   if (from.free.empty()) return 0;
   const std::size_t k = std::min(room, from.free.size());
@@ -198,7 +199,7 @@ template <bool kPacked>
   move(st.free, from.free);
   move(st.dl, from.dl);
   move(st.dr, from.dr);
-  if constexpr (!kPacked) move(st.level, from.level);
+  if constexpr (kLevel == Level::field) move(st.level, from.level);
   return k;
 }
 
@@ -209,13 +210,14 @@ template <bool kPacked>
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
-template <bool kPacked>
+template <Level kLevel>
 [[gnu::noinline]] NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, Spill& spill) {
   const Tables t = make_tables(s);
   alignas(64) Mask st_free[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
       st_dr[kStackCapacity + kLanes];
-  alignas(64) std::uint32_t st_level[kPacked ? 1 : kStackCapacity + kLanes];
-  const Stack st{st_free, st_dl, st_dr, kPacked ? nullptr : st_level};
+  constexpr bool kPacked = kLevel == Level::packed, kField = kLevel == Level::field;
+  alignas(64) std::uint32_t st_level[kField ? kStackCapacity + kLanes : 1];
+  const Stack st{st_free, st_dl, st_dr, kField ? st_level : nullptr};
   constexpr Mask kColumns = kPacked ? (Mask{1} << kLevelShift) - 1 : ~Mask{0};   // F's column bits
   std::size_t sp = 0;
   constexpr auto push_max = static_cast<std::size_t>(kPushMax);
@@ -233,7 +235,7 @@ template <bool kPacked>
     // (the spill's top, if any, moves back: nodes older than the lanes', so still last in,
     // first out). With a second branch, clang kept fewer of the groups in registers.
     if (sp - 1 >= limit - push_max) [[unlikely]]
-      sp = sp ? spill_bottom<kPacked>(st, sp, limit / 2, spill) : restore<kPacked>(st, limit / 2, spill);
+      sp = sp ? spill_bottom<kLevel>(st, sp, limit / 2, spill) : restore<kLevel>(st, limit / 2, spill);
     Step x[kGroups];
     std::uint64_t solved = 0;   // the groups' solution masks side by side (kGroups * kLanes <= 64)
 NQ_UNROLL_GROUPS
@@ -244,11 +246,11 @@ NQ_UNROLL_GROUPS
     solutions += static_cast<Count>(std::popcount(solved));
     int idle = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kGroups; ++h) refill<kPacked>(t, g[h], st, sp, idle);
+    for (int h = 0; h < kGroups; ++h) refill<kLevel>(t, g[h], st, sp, idle);
     nodes += static_cast<Count>(kPushMax - idle);   // the next step tries a square in each live lane
     std::size_t pushed = 0;
 NQ_UNROLL_GROUPS
-    for (int h = 0; h < kGroups; ++h) pushed += static_cast<std::size_t>(push<kPacked>(x[h], st, sp + pushed));
+    for (int h = 0; h < kGroups; ++h) pushed += static_cast<std::size_t>(push<kLevel>(x[h], st, sp + pushed));
     sp += pushed;
     // Every lane empty, the stack and the spill too, and no child.
     if (idle == kPushMax && pushed == 0 && spill.free.empty()) break;
@@ -256,14 +258,25 @@ NQ_UNROLL_GROUPS
   return {solutions, nodes + solutions};
 }
 
+std::atomic<bool> level_count_allowed{true};
+
+// Where the counting kernel keeps a node's level on boards of n columns (vector_step.h).
+Level level_layout(int n) {
+  if (n <= kPackedMaxN) return Level::packed;
+  return level_count_available() && level_count_allowed.load(std::memory_order_relaxed) ? Level::counted
+                                                                                          : Level::field;
+}
+
 // The spill lives here, so that the walk above has no destructor to run (with one there and a
 // second cold branch, clang's walk took 1.18x the time; with the restore in an outer loop, 1.12x).
 NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, VectorMemory* memory = nullptr) {
   Spill spill;
-  const bool packed = s.n <= kPackedMaxN;
-  const SearchStats stats = packed ? vector_search<true>(s, stack_limit, spill) : vector_search<false>(s, stack_limit, spill);
+  const Level level = level_layout(s.n);
+  const SearchStats stats = level == Level::packed  ? vector_search<Level::packed>(s, stack_limit, spill)
+                            : level == Level::counted ? vector_search<Level::counted>(s, stack_limit, spill)
+                                                      : vector_search<Level::field>(s, stack_limit, spill);
   if (memory) {
-    const std::size_t node_bytes = (packed ? 3 : 4) * sizeof(std::uint32_t);   // the fields of Stack it uses
+    const std::size_t node_bytes = (level == Level::field ? 4 : 3) * sizeof(std::uint32_t);   // the fields of Stack it uses
     *memory = {(kStackCapacity + kLanes) * node_bytes, spill.peak * node_bytes};
   }
   return stats;
@@ -288,6 +301,26 @@ std::atomic<bool> vector_kernel_allowed{true};
 }  // namespace
 
 void allow_vector_kernel(bool allowed) { vector_kernel_allowed.store(allowed, std::memory_order_relaxed); }
+
+void allow_level_count(bool allowed) {
+#if NQ_HAVE_AVX512_KERNEL
+  level_count_allowed.store(allowed, std::memory_order_relaxed);
+#else
+  (void)allowed;
+#endif
+}
+
+bool level_count_available() {
+#if NQ_HAVE_AVX512_KERNEL
+  static const bool available = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vpopcntdq") != 0;
+  }();
+  return available && vector_kernel_available();
+#else
+  return false;
+#endif
+}
 
 bool vector_kernel_available() {
 #if NQ_HAVE_AVX512_KERNEL

@@ -11,13 +11,16 @@
 // one-row lookahead); otherwise it is a solution (its row is the last) or pushed on a stack of
 // nodes, from which empty lanes are refilled.
 //
-// Where a node keeps its level on the stack (the template parameter kPacked of push and refill):
-//   separate (false): a fourth stack field, expanded into LV;
-//   packed (true): bits kLevelShift..31 of F, only for boards of at most kPackedMaxN columns.
+// Where a node keeps its level on the stack (the template parameter of push and refill, Level):
+//   field: a fourth stack field, expanded into LV;
+//   packed: bits kLevelShift..31 of F, only for boards of at most kPackedMaxN columns.
 //     Those bits are off the board, so the blocked tables already hold them and they never
 //     change a node's free squares, and F is never shifted. A push then compresses three
 //     vectors instead of four and a refill expands three: the counting kernel took 0.9x the
-//     time of the separate layout (docs/performance.md has the figures).
+//     time of the separate layout (docs/performance.md has the figures);
+//   counted: nowhere, for wider boards: F starts with all 32 bits set and each level clears
+//     one, so the level is the count of F's clear bits (vpopcntd, on CPUs with
+//     AVX512_VPOPCNTDQ; the caller checks). Three vectors a push and a refill, as packed.
 #pragma once
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -132,8 +135,10 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
   return s;
 }
 
-// The stack of nodes, one array per field, kLanes entries of room past its top (packed: no
-// `level`, which may be null; the level is in the top bits of `free`). Every node on it has a
+enum class Level { field, packed, counted };
+
+// The stack of nodes, one array per field, kLanes entries of room past its top (`level` only
+// for Level::field; null otherwise). Every node on it has a
 // free square in its row (refill relies on it): a pushed child is `alive`, and the callers push
 // a start node only if its row has one.
 struct Stack {
@@ -141,13 +146,15 @@ struct Stack {
 };
 
 // Pushes the step's `keep` children on the stack at sp; returns how many.
-template <bool kPacked>
+template <Level kLevel>
 NQ_VECTOR_STEP int push(const Step& s, const Stack& st, std::size_t sp) {
-  if constexpr (kPacked) {   // the child's level is its parent's + 1, in the same bits
+  if constexpr (kLevel == Level::packed) {   // the child's level is its parent's + 1, in the same bits
     const __m512i child = _mm512_add_epi32(s.nf, _mm512_set1_epi32(1 << kLevelShift));
     _mm512_storeu_si512(st.free + sp, _mm512_maskz_compress_epi32(s.keep, child));
   } else {
     _mm512_storeu_si512(st.free + sp, _mm512_maskz_compress_epi32(s.keep, s.nf));
+  }
+  if constexpr (kLevel == Level::field) {
     const __m512i child = _mm512_add_epi32(s.level, _mm512_set1_epi32(1));
     _mm512_storeu_si512(st.level + sp, _mm512_maskz_compress_epi32(s.keep, child));
   }
@@ -167,11 +174,20 @@ NQ_VECTOR_STEP __m512i load_reg(const void* p) {
   return v;
 }
 
+// Each lane's count of set bits: vpopcntd, by inline assembly, so that no function needs the
+// AVX512_VPOPCNTDQ target (the compiler could then use it anywhere in them). Only for
+// Level::counted, which the caller picks only where the CPU has it.
+NQ_VECTOR_STEP __m512i popcount_lanes(__m512i v) {
+  __m512i r;
+  __asm__("vpopcntd %1, %0" : "=v"(r) : "v"(v));
+  return r;
+}
+
 // Moves nodes from the top of the stack (sp entries) into the group's empty lanes and sets
 // their untried squares. Returns the lanes filled (a caller carrying more fields expands them
 // from st + sp with the same mask); sp drops by their number and `idle` grows by the empty
 // lanes left.
-template <bool kPacked>
+template <Level kLevel>
 NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std::size_t& sp, int& idle) {
   const __mmask16 empty = _mm512_testn_epi32_mask(g.A, g.A);
   const auto want = static_cast<std::size_t>(std::popcount(static_cast<unsigned>(empty)));
@@ -183,8 +199,10 @@ NQ_VECTOR_STEP __mmask16 refill(const Tables& t, Group& g, const Stack& st, std:
   g.F = _mm512_mask_expand_epi32(g.F, fill, load_reg(st.free + sp));
   g.L = _mm512_mask_expand_epi32(g.L, fill, load_reg(st.dl + sp));
   g.R = _mm512_mask_expand_epi32(g.R, fill, load_reg(st.dr + sp));
-  if constexpr (kPacked)
+  if constexpr (kLevel == Level::packed)
     g.LV = _mm512_srli_epi32(g.F, kLevelShift);
+  else if constexpr (kLevel == Level::counted)   // the bits F has lost
+    g.LV = popcount_lanes(_mm512_ternarylogic_epi32(g.F, g.F, g.F, 0x55));
   else
     g.LV = _mm512_mask_expand_epi32(g.LV, fill, load_reg(st.level + sp));
   const __m512i free = _mm512_ternarylogic_epi32(g.F, g.L, g.R, 0x10);   // F and neither diagonal
