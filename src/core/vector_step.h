@@ -17,7 +17,7 @@
 //     Those bits are off the board, so the blocked tables already hold them and they never
 //     change a node's free squares, and F is never shifted. A push then compresses three
 //     vectors instead of four and a refill expands three: the counting kernel took 0.9x the
-//     time of the separate layout (docs/performance.md has the figures);
+//     time of the field layout (docs/performance.md has the figures);
 //   counted: nowhere, for wider boards: F starts with all 32 bits set and each level clears
 //     one, so the level is the count of F's clear bits (vpopcntd, on CPUs with
 //     AVX512_VPOPCNTDQ; the caller checks). Three vectors a push and a refill, as packed.
@@ -138,9 +138,9 @@ NQ_VECTOR_STEP Step step(const Tables& t, Group& g) {
 enum class Level { field, packed, counted };
 
 // The stack of nodes, one array per field, kLanes entries of room past its top (`level` only
-// for Level::field; null otherwise). Every node on it has a
-// free square in its row (refill relies on it): a pushed child is `alive`, and the callers push
-// a start node only if its row has one.
+// for Level::field; null otherwise). Every node on it has a free square in its row (refill
+// relies on it): a pushed child is `alive`, and the callers push a start node only if its row
+// has one.
 struct Stack {
   std::uint32_t *free, *dl, *dr, *level;   // free: F
 };
