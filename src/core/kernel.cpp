@@ -71,19 +71,11 @@ RowSearch prepare_search(const Partial& p) {
 
 namespace {
 
-// A node of the search: the queens of levels 0..level-1 are placed; cols/dl/dr are the squares
-// of row `level` they attack (columns, down-left and down-right diagonals).
-struct Node {
-  int level;
-  Mask cols, dl, dr;
-};
-
-// The scalar search (see the rule in kernel.h) of the subtree of `start`, the start node
-// included: counting without AVX-512, and visiting.
-// Requires s.levels >= 2 and start.level <= s.levels - 2. With kVisit it writes each level's
-// column into board[row] and calls on_solution() for every solution; false stops the search.
+// The scalar search (see the rule in kernel.h) of the whole tree: counting without AVX-512,
+// and visiting. Requires s.levels >= 2. With kVisit it writes each level's column into
+// board[row] and calls on_solution() for every solution; false stops the search.
 template <bool kVisit, class OnSolution>
-SearchStats scalar_search(const RowSearch& s, Node start, Column* board, OnSolution&& on_solution) {
+SearchStats scalar_search(const RowSearch& s, Column* board, OnSolution&& on_solution) {
   const int m = s.levels;
   Mask blk[kMaxN + 2];
   int gap[kMaxN + 2];
@@ -92,16 +84,13 @@ SearchStats scalar_search(const RowSearch& s, Node start, Column* board, OnSolut
     gap[i] = gap_after(s, i);
   }
   Mask cols[kMaxN], dl[kMaxN], dr[kMaxN], avail[kMaxN];
-  const int top = start.level;
-  int d = top;
-  cols[d] = start.cols;
-  dl[d] = start.dl;
-  dr[d] = start.dr;
-  avail[d] = ~(start.cols | start.dl | start.dr | blk[d]);
+  int d = 0;
+  cols[d] = dl[d] = dr[d] = 0;
+  avail[d] = ~blk[d];
   Count solutions = 0, nodes = static_cast<Count>(std::popcount(avail[d]));
   for (;;) {
     if (!avail[d]) {
-      if (d == top) break;
+      if (d == 0) break;
       --d;
       continue;
     }
@@ -159,30 +148,35 @@ struct NoVisit {
 // the top nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took
 // 1.26x its time. Boards of up to kPackedMaxN columns keep a node's level in its free-column
 // mask (vector_step.h), larger ones count it from that mask where the CPU can (session 18:
-// 0.93x the time at N = 28), and the stack takes 192 KB of the thread's stack; otherwise they
-// keep it in a fourth field (256 KB).
+// 0.64-0.93x the time at N = 28), and the stack takes 192 KB of the thread's stack; otherwise
+// they keep it in a fourth field (256 KB).
 using namespace vector_step;
 constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 
 // The stack's continuation on the heap: the nodes moved off its bottom, oldest first.
 struct Spill {
   std::vector<Mask> free, dl, dr;
-  std::vector<std::uint32_t> level;   // unpacked only
+  std::vector<std::uint32_t> level;   // Level::field only
   std::size_t peak = 0;               // the most nodes it held
 };
+
+// Calls f(stack array, spill vector) for each field the layout keeps on the stack.
+template <Level kLevel, class F>
+void each_field(const Stack& st, Spill& spill, F&& f) {
+  f(st.free, spill.free);
+  f(st.dl, spill.dl);
+  f(st.dr, spill.dr);
+  if constexpr (kLevel == Level::field) f(st.level, spill.level);
+}
 
 // Moves the stack's bottom sp - keep nodes to the spill's top; returns keep (the new sp).
 template <Level kLevel>
 [[gnu::noinline, gnu::cold]] std::size_t spill_bottom(const Stack& st, std::size_t sp, std::size_t keep, Spill& out) {
   const std::size_t moved = sp - keep;
-  const auto move = [&](std::uint32_t* field, std::vector<std::uint32_t>& to) {
+  each_field<kLevel>(st, out, [&](std::uint32_t* field, std::vector<std::uint32_t>& to) {
     to.insert(to.end(), field, field + moved);
     std::memmove(field, field + moved, keep * sizeof *field);
-  };
-  move(st.free, out.free);
-  move(st.dl, out.dl);
-  move(st.dr, out.dr);
-  if constexpr (kLevel == Level::field) move(st.level, out.level);
+  });
   out.peak = std::max(out.peak, out.free.size());
   return keep;
 }
@@ -192,14 +186,10 @@ template <Level kLevel>
 [[gnu::noinline, gnu::cold]] std::size_t restore(const Stack& st, std::size_t room, Spill& from) {
   if (from.free.empty()) return 0;
   const std::size_t k = std::min(room, from.free.size());
-  const auto move = [&](std::uint32_t* field, std::vector<std::uint32_t>& v) {
+  each_field<kLevel>(st, from, [&](std::uint32_t* field, std::vector<std::uint32_t>& v) {
     std::copy(v.end() - static_cast<std::ptrdiff_t>(k), v.end(), field);
     v.resize(v.size() - k);
-  };
-  move(st.free, from.free);
-  move(st.dl, from.dl);
-  move(st.dr, from.dr);
-  if constexpr (kLevel == Level::field) move(st.level, from.level);
+  });
   return k;
 }
 
@@ -337,7 +327,7 @@ SearchStats count_completions_scalar(const RowSearch& s) {
     const auto c = static_cast<Count>(std::popcount(~s.blocked[0]));
     return {c, c};
   }
-  return scalar_search<false>(s, Node{0, 0, 0, 0}, nullptr, NoVisit{});
+  return scalar_search<false>(s, nullptr, NoVisit{});
 }
 
 const char* kernel_name() {
@@ -386,7 +376,7 @@ SearchStats visit_completions(const RowSearch& s, const BoardFn& f) {
     f(view);
     return {1, 1};
   }
-  return scalar_search<true>(s, Node{0, 0, 0, 0}, board, [&] { return f(view); });
+  return scalar_search<true>(s, board, [&] { return f(view); });
 }
 
 SearchStats visit_completions(const Partial& p, std::span<const Column> prefix, const BoardFn& f) {
