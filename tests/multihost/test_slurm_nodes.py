@@ -5,13 +5,22 @@ import os
 
 from conftest import HOSTS, MCA, PREFIX
 from nqtest import BIN
-from slurmtest import SLURM_DIR, assert_complete, log_text, write_job
+from slurmtest import SLURM_DIR, assert_complete, log_text, start_up_relaunches, write_job
 
 
 def job_env():
     e = dict(os.environ, NQUEENS_BIN=BIN)
     e.update({k: MCA[k] for k in ("OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include", "OMPI_MCA_oob_tcp_if_include")})
     return e
+
+
+def report_relaunches(report, what, log, workdir):
+    """Open MPI 4.1 + PMIx 4.2 + Slurm 22.05 lose ~4 % of these three-node start-ups to a SIGSEGV
+    in MPI_Init (docs/operations.md); slurm/nqueens.sbatch launches the step again. The summary
+    shows it when it happened, with the crashed rank's stack."""
+    text = start_up_relaunches(log, workdir)
+    if text:
+        report(f"slurm: {what}: a rank crashed at start-up and the script launched the step again:\n{text}")
 
 
 RESOURCES = ["--nodes=3", "--ntasks-per-node=2", "-c", "1"]   # 6 ranks: the master and 5 workers
@@ -29,6 +38,7 @@ def test_a_job_over_three_nodes(slurm, workdir, report):
         a = assert_complete(workdir / "results" / "n14.h5", 14, ranks=6)
         assert a["hosts"] == ",".join(HOSTS) and a["threads"] == 1
         assert f"on {PREFIX}[1-3]: 6 ranks x 1 threads" in log, log
+        report_relaunches(report, f"job {jid}", log, workdir)
         report(f"slurm: job {jid} over {rec['NodeList']}: 6 ranks, hosts {a['hosts']}, exact total")
     finally:
         slurm.cancel(jobs)
@@ -40,9 +50,8 @@ def test_time_limit_checkpoint_requeue_resume_across_nodes(slurm, workdir, repor
     n = int(os.environ.get("NQ_MH_TIMELIMIT_N", "17"))   # the master holds until warned (time_limit_job)
     jobs = []
     try:
-        rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n,
-                                                retry_crash_at_start=lambda text: report(
-                                                    "slurm: time-limit job LOST AT START (slurmtest.crash_at_start): " + text))
+        rec, log, result = slurm.time_limit_job(workdir, job_env(), jobs, RESOURCES, n)
+        report_relaunches(report, "time-limit job", log, workdir)
         a = assert_complete(result, n, ranks=6)
         assert a["hosts"] == ",".join(HOSTS)
         report(f"slurm: time limit -> checkpoint -> requeue -> resume over {rec['NodeList']}: "

@@ -92,6 +92,62 @@ def test_batch_job_counts_and_writes_result(cluster, env, workdir, jobs):
     assert "nqueens exited with code 0" in log
 
 
+def crashing_bin(workdir, real, crashes):
+    """A wrapper around the real binary whose rank 1 dies of SIGSEGV before exec'ing it, in the
+    first `crashes` launches (counted in a file): a crash at start-up as Open MPI's in MPI_Init
+    (slurm/nqueens.sbatch, docs/operations.md), the other ranks left waiting for it."""
+    count = workdir / "launches"
+    wrapper = workdir / "nqueens-crashing"
+    wrapper.write_text(f"""#!/bin/bash
+if [[ $SLURM_PROCID == 1 ]]; then
+  echo x >> {count}
+  (( $(wc -l < {count}) <= {crashes} )) && kill -SEGV $$
+fi
+exec {real} "$@"
+""")
+    wrapper.chmod(0o755)
+    return wrapper, count
+
+
+def test_a_crash_at_start_up_is_launched_again(cluster, env, nqueens_bin, workdir, jobs):
+    """A rank that dies of a signal at start-up: the script launches the step again in the same
+    allocation, and the job completes with the exact count."""
+    wrapper, count = crashing_bin(workdir, nqueens_bin, crashes=1)
+    job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
+    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
+               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir,
+              env=dict(env, NQUEENS_BIN=str(wrapper)), timeout=180)
+    jid = res.stdout.strip().split(";")[0]
+    jobs.append(jid)
+    log = log_text(workdir / f"nqueens-{jid}.out")
+    assert res.returncode == 0, f"job exit {res.returncode}:\n{log}"
+    assert count.read_text().count("x") == 2, log
+    assert "nqueens exited with code 139" in log and "nqueens exited with code 0" in log, log
+    assert "a rank died of signal 11 at start-up (within 60 s of the launch): launching again (1 of 2)" in log, log
+    assert_complete(workdir / "results" / "n11.h5", 11, ranks=2)
+
+
+@pytest.mark.parametrize("extra, launches", [({}, 3), ({"NQ_START_WINDOW": "0"}, 1), ({"NQ_START_RETRIES": "0"}, 1)])
+def test_start_up_relaunches_are_bounded(cluster, env, nqueens_bin, workdir, jobs, extra, launches):
+    """A rank that always dies: NQ_START_RETRIES (2) relaunches, then the job fails with the
+    signal's exit code; none when the crash is outside NQ_START_WINDOW or retries are off."""
+    wrapper, count = crashing_bin(workdir, nqueens_bin, crashes=100)
+    job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
+    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
+               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir,
+              env=dict(env, NQUEENS_BIN=str(wrapper), **extra), timeout=180)
+    jid = res.stdout.strip().split(";")[0]
+    jobs.append(jid)
+    log = log_text(workdir / f"nqueens-{jid}.out")
+    assert res.returncode != 0, log
+    assert count.read_text().count("x") == launches, log
+    assert log.count("nqueens exited with code 139") == launches, log
+    assert log.count("launching again") == launches - 1, log
+    assert not (workdir / "results" / "n11.h5").exists()
+    (rec,) = SL.job_records(jid)
+    assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "139:0", rec
+
+
 def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     """(c) The time limit strikes mid-run: the warning signal makes nqueens checkpoint (exit 75),
     the script requeues the job, and the rerun resumes and finishes with the exact count
