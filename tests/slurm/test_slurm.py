@@ -64,6 +64,16 @@ def workdir(tmp_path):
     return tmp_path
 
 
+def sbatch_wait(workdir, env, jobs, job):
+    """`sbatch --wait` of slurm/nqueens.sbatch on `job` with 2 ranks of 1 CPU: (sbatch's exit
+    code, the job id, the job's log)."""
+    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
+               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir, env=env, timeout=180)
+    jid = res.stdout.strip().split(";")[0]
+    jobs.append(jid)
+    return res.returncode, jid, log_text(workdir / f"nqueens-{jid}.out")
+
+
 # ---------------------------------------------------------------------------------------------
 # tests
 
@@ -81,12 +91,8 @@ def test_cluster_start_is_idempotent(cluster):
 def test_batch_job_counts_and_writes_result(cluster, env, workdir, jobs):
     """(b) sbatch --wait slurm/nqueens.sbatch on a job file: 2 MPI ranks, exact total."""
     job = write_job(workdir, "n13.toml", n=13, mode="count", out="results/n13.h5")
-    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
-               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir, env=env, timeout=180)
-    jid = res.stdout.strip().split(";")[0]
-    jobs.append(jid)
-    log = log_text(workdir / f"nqueens-{jid}.out")
-    assert res.returncode == 0, f"job exit {res.returncode}:\n{log}"
+    rc, _, log = sbatch_wait(workdir, env, jobs, job)
+    assert rc == 0, f"job exit {rc}:\n{log}"
     a = assert_complete(workdir / "results" / "n13.h5", 13, ranks=2)
     assert int(a["threads"]) == 1
     assert "nqueens exited with code 0" in log
@@ -114,13 +120,8 @@ def test_a_crash_at_start_up_is_launched_again(cluster, env, nqueens_bin, workdi
     allocation, and the job completes with the exact count."""
     wrapper, count = crashing_bin(workdir, nqueens_bin, crashes=1)
     job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
-    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
-               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir,
-              env=dict(env, NQUEENS_BIN=str(wrapper)), timeout=180)
-    jid = res.stdout.strip().split(";")[0]
-    jobs.append(jid)
-    log = log_text(workdir / f"nqueens-{jid}.out")
-    assert res.returncode == 0, f"job exit {res.returncode}:\n{log}"
+    rc, _, log = sbatch_wait(workdir, dict(env, NQUEENS_BIN=str(wrapper)), jobs, job)
+    assert rc == 0, f"job exit {rc}:\n{log}"
     assert count.read_text().count("x") == 2, log
     assert "nqueens exited with code 139" in log and "nqueens exited with code 0" in log, log
     assert "a rank died of signal 11 at start-up (within 60 s of the launch): launching again (1 of 2)" in log, log
@@ -133,13 +134,8 @@ def test_start_up_relaunches_are_bounded(cluster, env, nqueens_bin, workdir, job
     signal's exit code; none when the crash is outside NQ_START_WINDOW or retries are off."""
     wrapper, count = crashing_bin(workdir, nqueens_bin, crashes=100)
     job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
-    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5",
-               str(SLURM / "nqueens.sbatch"), str(job)], cwd=workdir,
-              env=dict(env, NQUEENS_BIN=str(wrapper), **extra), timeout=180)
-    jid = res.stdout.strip().split(";")[0]
-    jobs.append(jid)
-    log = log_text(workdir / f"nqueens-{jid}.out")
-    assert res.returncode != 0, log
+    rc, jid, log = sbatch_wait(workdir, dict(env, NQUEENS_BIN=str(wrapper), **extra), jobs, job)
+    assert rc != 0, log
     assert count.read_text().count("x") == launches, log
     assert log.count("nqueens exited with code 139") == launches, log
     assert log.count("launching again") == launches - 1, log
