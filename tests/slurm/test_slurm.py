@@ -147,7 +147,7 @@ def test_start_up_relaunches_are_bounded(cluster, env, nqueens_bin, workdir, job
 def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     """(c) The time limit strikes mid-run: the warning signal makes nqueens checkpoint (exit 75),
     the script requeues the job, and the rerun resumes and finishes with the exact count
-    (slurmtest.Slurm.time_limit_job: the warning is timed to come ~10 s into the run, and the
+    (slurmtest.Slurm.time_limit_job: the warning is timed to come ~20 s into the run, and the
     master holds at a few journaled units until it comes, so the run cannot finish first)."""
     # The plain `none` plan at N = 17: ~10 s on one thread, the rerun well within the limit.
     n = int(os.environ.get("NQ_SLURM_TIMELIMIT_N", "17"))

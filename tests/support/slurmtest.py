@@ -123,7 +123,7 @@ class Slurm:
 
         slurmctld sends --signal warnings only on its time-limit check, every 30 s. So that the
         warning comes a few seconds into the run, a probe job first finds when the checks happen
-        and the real job is submitted ~10 s before one. So that the run is still computing then,
+        and the real job is submitted ~20 s before one. So that the run is still computing then,
         however fast the machine, its master stops itself once HOLD_AT units are journaled
         (NQUEENS_INJECT_FAULT=stop-after) and is continued only once the log shows the warning
         (a rerun's master, which stops at once, is continued at once)."""
@@ -132,7 +132,10 @@ class Slurm:
         return rec, log, result
 
     def _time_limit_run(self, workdir, env, jobs, resources, n):
-        lead = 10   # seconds of computing before the warning
+        # Seconds from the submission to the warning: enough for a step that crashed at start-up
+        # and was launched again by the script (~6 s) to reach HOLD_AT; with --time=1 and
+        # @30 the warning (30-60 s before the end) still comes on that check.
+        lead = 20
         probe_out = workdir / "probe.txt"
         # 2 min with the warning 90 s before the end: the warning comes on the first check after
         # 30 s, long before the limit, however the checks fall.
