@@ -110,9 +110,11 @@ bool avx2_kernel_available();
 // Whether count_completions may use the vector kernels (default true). For benchmarks and tests
 // of the scalar path; affects searches started afterwards, in all threads.
 void allow_vector_kernel(bool allowed);
-// On boards of more than 27 columns the vector kernel counts a node's level from its columns
-// (vpopcntd) where the CPU has AVX512_VPOPCNTDQ, instead of keeping it in a field of its own:
-// whether it can, and whether it may (default true; tests compare the two layouts).
+// Boards of up to kPackedMaxN columns: the vector kernel keeps a node's level in the spare bits
+// of its free-column mask. On wider ones it counts the level from its columns (vpopcntd) where
+// the CPU has AVX512_VPOPCNTDQ, instead of keeping it in a field of its own: whether it can, and
+// whether it may (default true; tests compare the two layouts).
+inline constexpr int kPackedMaxN = 27;
 bool level_count_available();
 void allow_level_count(bool allowed);
 // The kernel count_completions uses now, for reports: "AVX-512", "AVX2" or "scalar".

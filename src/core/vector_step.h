@@ -45,8 +45,7 @@ inline constexpr int kLanes = 16;
 inline constexpr int kGroups = 4;
 inline constexpr int kPushMax = kLanes * kGroups;   // nodes one step can push
 static_assert(kPushMax <= 64, "the counting kernel adds up a step's solutions as one 64-bit mask");
-inline constexpr int kLevelShift = 27;                // packed: the level in bits 27..31 of F
-inline constexpr int kPackedMaxN = kLevelShift;       // boards whose columns leave those bits free
+inline constexpr int kLevelShift = kPackedMaxN;   // packed: the level in bits 27..31 of F, off the board
 static_assert(sizeof(Mask) * 8 - kLevelShift == 5 && kPackedMaxN < 32, "a packed level takes 5 bits, so levels < 32");
 // Put before a loop over the kGroups groups: unrolled whole, so each group lives in registers.
 #if defined(__clang__)
