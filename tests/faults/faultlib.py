@@ -79,15 +79,17 @@ def signals_caught(pid):
 
 def interrupt(args, rank, sig, at, ranks=3, extra_env=None, timeout=300):
     """Starts the job with its master set to stop itself once its journal holds `at` units
-    (stop-after, synced), sends `sig` to `rank` while the master is held there and continues it
-    (ranks=None: one plain process, no mpirun). at=None: during start-up instead, as soon as the
-    master catches stop signals (it is stopped, signalled and continued). Returns (returncode,
-    stdout, stderr); the moment is certain to come, on any machine."""
+    (stop-after, synced), sends `sig` to `rank` (or to "mpirun" itself) while the master is held
+    there and continues it (ranks=None: one plain process, no mpirun). at=None: during start-up
+    instead, as soon as the master catches stop signals (it is stopped, signalled and continued).
+    Returns (returncode, stdout, stderr) once every rank has ended; the moment is certain to come,
+    on any machine."""
     env = dict(extra_env or {}, **(fault_env(stop_after(at)) if at is not None else {}))
     proc = start(args, ranks=ranks, extra_env=env)
     try:
-        master = pid_of_rank(proc, 0) if ranks else proc.pid
-        pid = master if rank == 0 else pid_of_rank(proc, rank)
+        ranks_pids = [pid_of_rank(proc, r) for r in range(ranks)] if ranks else [proc.pid]
+        master = ranks_pids[0]
+        pid = proc.pid if rank == "mpirun" else ranks_pids[rank]
         if at is None:
             wait_until(lambda: signal.SIGTERM in signals_caught(master), "the master's signal handlers", timeout, proc,
                        step=0.001)
@@ -97,7 +99,8 @@ def interrupt(args, rank, sig, at, ranks=3, extra_env=None, timeout=300):
     except BaseException:
         kill_group(proc)
         raise
-    assert not alive(pid), f"rank {rank} (pid {pid}) still runs after mpirun ended"
+    left = [r for r, p in enumerate(ranks_pids) if alive(p)]
+    assert not left, f"rank(s) {left} still run after the job ended"
     return proc.returncode, out, err
 
 

@@ -125,6 +125,58 @@ def test_stop_signals_at_random_moments_always_give_a_partial_file_and_exit_75(w
     finish_and_compare(count_args(out), out, ref)
 
 
+def long_count_args(out):
+    """A job that still has work left a second after it is struck (see the test below): one
+    board size up, one thread a worker."""
+    return ["run", "--n", COUNT_N + 1, "--out", out, "--symmetry", "mirror", "--threads", 1, "--progress-interval", 1,
+            "--checkpoint-interval", CHECKPOINT]
+
+
+@pytest.fixture(scope="module")
+def long_count_ref(tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref") / "long.h5"
+    run(long_count_args(out), ranks=3, check=0)
+    return out
+
+
+def test_stop_signals_to_mpirun_itself_keep_the_finished_work(workdir, rng, long_count_ref):
+    """Ctrl-C at a terminal, or a batch system that signals the launcher, strikes mpirun, not the
+    ranks (docs/faults.md). USR1: mpirun forwards it to every rank, the master writes its partial
+    file and mpirun exits with the master's 75. TERM: Open MPI 4.1's mpirun ends the job itself,
+    with SIGCONT to every rank, SIGTERM a second later and SIGKILL a second after that
+    (odls_base_sigkill_timeout), and exits 1 whatever the ranks did; the master stops at its
+    SIGTERM as at any stop signal (a partial file, every finished unit journaled), unless the work
+    left took less than that first second (then the file is complete and exact)."""
+    ref = long_count_ref
+    out = workdir / "l.h5"
+    code, _, err = interrupt(long_count_args(out), "mpirun", signal.SIGUSR1, moment(rng, out, ref, 0.02, 0.2))
+    injected("SIGUSR1 to mpirun")
+    assert code == EXIT["interrupted"], err
+    assert "rerun the same command to resume" in err
+    a = readable_result(out)
+    assert a["status"] == "partial" and a["units_done"] == len(Journal(journal_of(out)).records) > 0
+
+    before = sha256(out)
+    target = moment(rng, out, ref, 0.02, 0.2)
+    code, _, err = interrupt(long_count_args(out), "mpirun", signal.SIGTERM, target)
+    injected("SIGTERM to mpirun")
+    assert code == EXIT["internal"], err   # mpirun's own code
+    assert journaled_units(out) >= target or not journal_of(out).exists()
+    a = readable_result(out)
+    if a["status"] == "complete":
+        print("SIGTERM to mpirun: the job finished in the second before mpirun signalled the ranks")
+        assert_same_result(ref, out)
+        assert not journal_of(out).exists() and not temp_files(out)
+        return
+    if sha256(out) == before:   # SIGKILL came before the new partial file was written: OUT as it was
+        print("SIGTERM to mpirun: the SIGKILL a second later cut the partial file's write")
+    else:
+        assert "stopped by signal 15" in err and "rerun the same command to resume" in err, err
+        assert a["status"] == "partial" and target <= a["units_done"] == len(Journal(journal_of(out)).records)
+        assert not temp_files(out)
+    finish_and_compare(long_count_args(out), out, ref)
+
+
 def kill_master_when_writing(args, out, sigterm_at=None):
     """Runs the job and kills the master with -9 in the middle of writing the result file (it
     stops itself there: stop-writing); with sigterm_at (a journaled unit count), a SIGTERM at
