@@ -32,6 +32,10 @@ int report_current_exception(const std::string& where) {
     std::cerr << error << e.what()
               << "\n(the existing journal belongs to a run with other parameters: rerun with those, or pass --force to start over)\n";
     return kRefused;
+  } catch (const nq::store::JournalInUse& e) {
+    std::cerr << error << e.what()
+              << "\n(another run of this job is writing its result file: let it finish, or give this run another --out)\n";
+    return kRefused;
   } catch (const nq::proto::ProtocolError& e) {
     std::cerr << error << e.what() << "\n";
     return kInternal;

@@ -216,10 +216,9 @@ proto::JobSpec MasterSession::prepare_files() {
     if (ec) throw ExitError(kIoError, "cannot create directory " + out.parent_path().string() + ": " + ec.message());
   }
   const std::string journal_path = c_.out + ".journal";
-  if (c_.force) fs::remove(journal_path, ec);
-
   const auto stop = stop_on_signal();
-  journal_ = std::make_unique<store::Journal>(journal_path, store::JournalKey{c_.params, units_total_, kProgramVersion}, stop);
+  journal_ = std::make_unique<store::Journal>(journal_path, store::JournalKey{c_.params, units_total_, kProgramVersion},
+                                              stop, c_.force ? store::Journal::Open::discard : store::Journal::Open::resume);
   remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
   core::StopPoll poll(stop, "reading the journal");

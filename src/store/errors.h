@@ -35,4 +35,10 @@ class ParameterMismatch : public StoreError {
   using StoreError::StoreError;
 };
 
+// Exit 5: another process holds the journal (another run of the same job writing the same file).
+class JournalInUse : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 }  // namespace nq::store

@@ -237,25 +237,60 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
 
 // ---------------------------------------------------------------------------------------------
 
-Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop)
+Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop, Open open)
     : path_(path), key_(key) {
   if (key.params.n < 1 || key.params.n > core::kMaxN)
     throw std::invalid_argument("store::journal: board size " + std::to_string(key.params.n) + " is outside 1.." +
                                 std::to_string(core::kMaxN));
   if (fs::is_directory(path_)) throw WriteError("store::journal: " + path_ + ": is a directory");
-  if (!fs::exists(path_)) create_file(key);
-  fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) throw WriteError("store::journal: cannot open " + path_ + ": " + fs::errno_text(errno));
+  open_locked(open);
   try {
-    // Two processes appending to one journal would interleave records.
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-      throw WriteError("store::journal: " + path_ + " is in use by another process");
     read_header(key);
     scan(stop);
   } catch (...) {
     ::close(fd_);
     fd_ = -1;
     throw;
+  }
+}
+
+// Two processes appending to one journal would interleave records, so the one that uses it holds
+// an exclusive flock on it. The lock is on the file, not the name: the file locked must still be
+// the one at path_ (a run that ended may have removed it meanwhile: then again), and a new journal
+// never replaces one that another run created first (create_file). Discarding (--force) happens
+// under the lock, so it never removes a journal that a running job holds. A file system without
+// flock (ENOLCK, some NFS mounts) is used unlocked, as before the lock existed.
+void Journal::open_locked(Open open) {
+  for (int attempt = 0;; ++attempt) {
+    if (!fs::exists(path_)) create_file(key_);
+    fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
+    const bool gone = fd_ < 0 && errno == ENOENT;   // removed by a run that ended
+    if (fd_ < 0 && !(gone && attempt < kOpenAttempts))
+      throw WriteError("store::journal: cannot open " + path_ + ": " + fs::errno_text(errno));
+    if (gone) continue;
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+      ::close(fd_);
+      fd_ = -1;
+      throw JournalInUse("store::journal: " + path_ + " is in use by another process");
+    }
+    struct stat held {}, named {};
+    const bool same = ::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+                      held.st_ino == named.st_ino;
+    if (same && open == Open::discard) {   // start over: no run holds it, so it can go
+      if (::unlink(path_.c_str()) != 0 && errno != ENOENT) {
+        const int err = errno;
+        ::close(fd_);
+        fd_ = -1;
+        throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(err));
+      }
+      open = Open::resume;
+    } else if (same) {
+      return;
+    }
+    ::close(fd_);
+    fd_ = -1;
+    if (attempt >= kOpenAttempts)
+      throw WriteError("store::journal: " + path_ + " kept being replaced while it was opened");
   }
 }
 
@@ -288,11 +323,12 @@ void Journal::create_file(const JournalKey& key) {
     fs::write_all(fd.get(), e.out.data(), e.out.size(), "store::journal", tmp);
     if (::fsync(fd.get()) != 0) throw WriteError("store::journal: " + tmp + ": " + fs::errno_text(errno));
     fd.reset();
-    fs::rename_file(tmp, path_, "store::journal");
+    fs::link_new(tmp, path_, "store::journal");   // a journal another run created first stays
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
+  ::unlink(tmp.c_str());
   fs::fsync_dir(dir, "store::journal");
 }
 
@@ -458,11 +494,12 @@ void Journal::for_each_record(const RecordFn& f) const {
 void Journal::remove() {
   if (removed_) return;
   buffer_.clear();
+  removed_ = true;
+  // Unlinked while still locked: a run that opens it meanwhile finds it gone once it has the lock.
+  const int err = ::unlink(path_.c_str()) != 0 && errno != ENOENT ? errno : 0;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
-  removed_ = true;
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
-    throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(errno));
+  if (err) throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(err));
 }
 
 }  // namespace nq::store

@@ -64,14 +64,19 @@ class Journal {
   using RecordFn = std::function<void(const UnitRecord&, std::span<const std::uint8_t> boards,
                                       std::span<const std::uint8_t> class_sizes)>;
 
+  // resume: keep the records found; discard: start over (--force), removing an existing journal
+  // once its lock is taken (never one that a running job holds).
+  enum class Open { resume, discard };
+
   // Opens PATH for appending (taking an exclusive flock), creating it with `key` if missing.
   // An existing journal's key must equal `key`, else ParameterMismatch naming every differing
   // field with both values, or a journal of an earlier version. Records are scanned: a torn tail (truncated or garbled last record)
   // is cut off (the file is truncated) and reported by dropped_tail_bytes(); a bad record
   // followed by a valid one -> CorruptJournal naming its byte offset; not a journal at all ->
-  // CorruptJournal. WriteError if the file cannot be created/written or is locked by another
-  // process. std::invalid_argument for a key with n outside 1..32. The scan polls `stop` (core::Interrupted; nothing is changed then).
-  Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {});
+  // CorruptJournal. JournalInUse if another process holds it (another run of the same job);
+  // WriteError if the file cannot be created/written. std::invalid_argument for a key with n
+  // outside 1..32. The scan polls `stop` (core::Interrupted; nothing is changed then).
+  Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {}, Open open = Open::resume);
   ~Journal();   // flushes the buffer (best effort, no fsync)
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
@@ -98,6 +103,8 @@ class Journal {
   void remove();
 
  private:
+  static constexpr int kOpenAttempts = 8;   // a journal removed or replaced while opened: try again
+  void open_locked(Open open);
   void create_file(const JournalKey& key);
   void read_header(const JournalKey& key);
   void scan(const core::StopFn& stop);

@@ -95,3 +95,34 @@ def test_resume_with_other_parameters_is_refused(workdir):
     p = run(["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out], ranks=2)
     assert p.returncode == EXIT["refused"] and "depth" in p.stderr
     assert attrs(out)["status"] == "partial"
+
+
+def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):
+    """The same command started twice (a job submitted twice, a rerun while the first still
+    runs): the second finds the journal locked and is refused, with --force too (which used to
+    remove the running job's journal), leaving it as it was; the first finishes exactly."""
+    out = workdir / "twice.h5"
+    refused = []
+
+    def second_runs():
+        before = journal_of(out).read_bytes()
+        for extra in ([], ["--force"]):
+            p = run(args(out) + extra, ranks=2)
+            assert p.returncode == EXIT["refused"], p.stderr
+            assert "is in use by another process" in p.stderr and "another --out" in p.stderr, p.stderr
+            assert journal_of(out).read_bytes() == before and not out.exists()
+            refused.append(extra)
+
+    proc = start(args(out), ranks=2, extra_env=fault_env(stop_after(STOP_AT)))
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, second_runs)
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    assert proc.returncode == EXIT["ok"], err
+    assert refused == [[], ["--force"]]
+    assert_same_result(reference, out)
+    p = run(args(out), ranks=2)   # and now it is done
+    assert p.returncode == EXIT["refused"] and "already holds a complete result" in p.stderr

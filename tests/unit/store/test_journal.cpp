@@ -290,9 +290,43 @@ TEST_F(JournalTest, AJournalOfAnotherVersionIsRefusedAndLeftAsItIs) {
   EXPECT_THROW(Journal(path, key_for("class")), CorruptJournal);
 }
 
-TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefused) {
-  const Journal first(file("run.journal"), key_for("all"));
-  EXPECT_THROW(Journal(file("run.journal"), key_for("all")), WriteError);
+TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardIt) {
+  // A second run of the same job (the flock is per open file, so one process can play both).
+  const std::string path = file("run.journal");
+  {
+    Journal first(path, key_for("all"));
+    const Boards b = boards_of(4, 2, false);
+    first.append(unit(4), b.boards, {});
+    first.sync();
+    struct stat before {};
+    ASSERT_EQ(::stat(path.c_str(), &before), 0);
+    EXPECT_THROW(Journal(path, key_for("all")), JournalInUse);
+    EXPECT_THROW(Journal(path, key_for("all"), {}, Journal::Open::discard), JournalInUse);   // --force
+    struct stat after {};
+    ASSERT_EQ(::stat(path.c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino);   // still the first run's file, not removed or replaced
+    first.append(unit(5), b.boards, {});      // which goes on working
+  }
+  const Journal again(path, key_for("all"));
+  ASSERT_EQ(again.recovered().size(), 2u);
+  EXPECT_EQ(again.recovered()[0], unit(4));
+  EXPECT_EQ(again.recovered()[1], unit(5));
+  EXPECT_EQ(listing(), std::vector<std::string>{"run.journal"});
+}
+
+TEST_F(JournalTest, DiscardStartsOverWhateverJournalNoRunHolds) {
+  const std::string path = file("run.journal");
+  write_three(path);
+  {
+    const Journal j(path, key_for("class"), {}, Journal::Open::discard);
+    EXPECT_TRUE(j.recovered().empty());
+  }
+  EXPECT_TRUE(Journal(path, key_for("class")).recovered().empty());
+  write_three(file("other.journal"));   // other parameters, or not a journal at all: gone too
+  EXPECT_TRUE(Journal(file("other.journal"), key_for("all"), {}, Journal::Open::discard).recovered().empty());
+  spit(path, "not a journal");
+  EXPECT_TRUE(Journal(path, key_for("class"), {}, Journal::Open::discard).recovered().empty());
+  EXPECT_EQ(listing(), (std::vector<std::string>{"other.journal", "run.journal"}));
 }
 
 TEST_F(JournalTest, MissingDirectoryIsAWriteError) {
