@@ -71,11 +71,12 @@ void rename_file(const std::string& from, const std::string& to, const std::stri
   if (std::rename(from.c_str(), to.c_str()) != 0) fail(op, to, errno);
 }
 
-void link_new(const std::string& from, const std::string& to, const std::string& op) {
-  if (::link(from.c_str(), to.c_str()) == 0 || errno == EEXIST) return;
+bool link_new(const std::string& from, const std::string& to, const std::string& op) {
+  if (::link(from.c_str(), to.c_str()) == 0) return true;
+  if (errno == EEXIST) return false;
   if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
     rename_file(from, to, op);
-    return;
+    return true;
   }
   fail(op, to, errno);
 }

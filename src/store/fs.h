@@ -39,8 +39,9 @@ void write_all(int fd, const void* data, std::size_t size, const std::string& op
 void fsync_path(const std::string& path, const std::string& op);   // fsync of a file by name
 void fsync_dir(const std::string& dir, const std::string& op);     // make a rename/create durable
 void rename_file(const std::string& from, const std::string& to, const std::string& op);
-// Makes `from` also appear at `to` unless something is there already (then nothing changes):
-// link(2), which never replaces; on a file system without hard links, a rename (which would).
-void link_new(const std::string& from, const std::string& to, const std::string& op);
+// Makes `from` also appear at `to` unless something is there already (then nothing changes and
+// it returns false): link(2), which never replaces; on a file system without hard links, a
+// rename (which would).
+bool link_new(const std::string& from, const std::string& to, const std::string& op);
 
 }  // namespace nq::store::fs

@@ -262,7 +262,7 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
 // flock (ENOLCK, some NFS mounts) is used unlocked, as before the lock existed.
 void Journal::open_locked(Open open) {
   for (int attempt = 0;; ++attempt) {
-    if (!fs::exists(path_)) create_file(key_);
+    if (!fs::exists(path_) && create_file(key_)) open = Open::resume;   // a new one: nothing to discard
     fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
     const bool gone = fd_ < 0 && errno == ENOENT;   // removed by a run that ended
     if (fd_ < 0 && !(gone && attempt < kOpenAttempts))
@@ -305,7 +305,7 @@ Journal::~Journal() {
   ::close(fd_);
 }
 
-void Journal::create_file(const JournalKey& key) {
+bool Journal::create_file(const JournalKey& key) {
   const std::string dir = fs::parent_dir(path_);
   if (!fs::is_directory(dir))
     throw WriteError("store::journal: " + path_ + ": directory " + dir + " does not exist");
@@ -319,17 +319,19 @@ void Journal::create_file(const JournalKey& key) {
   const std::string tmp = path_ + ".tmp-" + std::to_string(::getpid());
   fs::Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!fd) throw WriteError("store::journal: cannot create " + tmp + ": " + fs::errno_text(errno));
+  bool created = false;
   try {
     fs::write_all(fd.get(), e.out.data(), e.out.size(), "store::journal", tmp);
     if (::fsync(fd.get()) != 0) throw WriteError("store::journal: " + tmp + ": " + fs::errno_text(errno));
     fd.reset();
-    fs::link_new(tmp, path_, "store::journal");   // a journal another run created first stays
+    created = fs::link_new(tmp, path_, "store::journal");   // a journal another run created first stays
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
   }
   ::unlink(tmp.c_str());
   fs::fsync_dir(dir, "store::journal");
+  return created;
 }
 
 void Journal::read_header(const JournalKey& key) {

@@ -52,7 +52,8 @@ struct JournalKey {
 //                                            | 92  | k*n  | boards, n columns each          |
 //                                            | ... | c    | class sizes                     |
 // Invariants:
-//   1. The header is written to a temporary file and renamed into place: it is never torn.
+//   1. The header is written to a temporary file and linked into place: it is never torn, and
+//      it never replaces a journal that another run created first.
 //   2. Records are only appended; after open() the file ends with a complete, valid record
 //      (a torn tail is truncated), so appends never follow garbage.
 //   3. P == 92 + k*n + c; c == k in class mode, else 0; k == 0 when boards_stored is none.
@@ -105,7 +106,7 @@ class Journal {
  private:
   static constexpr int kOpenAttempts = 8;   // a journal removed or replaced while opened: try again
   void open_locked(Open open);
-  void create_file(const JournalKey& key);
+  bool create_file(const JournalKey& key);   // false: another run's journal was there first
   void read_header(const JournalKey& key);
   void scan(const core::StopFn& stop);
   void put(const std::uint8_t* data, std::size_t size) const;
