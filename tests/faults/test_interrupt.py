@@ -160,14 +160,15 @@ def test_stop_signals_to_mpirun_itself_keep_the_finished_work(workdir, rng, long
     target = moment(rng, out, ref, 0.02, 0.2)
     code, _, err = interrupt(long_count_args(out), "mpirun", signal.SIGTERM, target)
     injected("SIGTERM to mpirun")
-    assert code == EXIT["internal"], err   # mpirun's own code
-    assert journaled_units(out) >= target or not journal_of(out).exists()
     a = readable_result(out)
     if a["status"] == "complete":
-        print("SIGTERM to mpirun: the job finished in the second before mpirun signalled the ranks")
+        print(f"SIGTERM to mpirun: the job finished in the second before mpirun signalled the ranks (exit {code})")
+        assert code in (EXIT["ok"], EXIT["internal"]), err
         assert_same_result(ref, out)
         assert not journal_of(out).exists() and not temp_files(out)
         return
+    assert code == EXIT["internal"], err   # mpirun's own code
+    assert journaled_units(out) >= target
     if sha256(out) == before:   # SIGKILL came before the new partial file was written: OUT as it was
         print("SIGTERM to mpirun: the SIGKILL a second later cut the partial file's write")
     else:
