@@ -132,6 +132,7 @@ class MasterSession : public cluster::MasterHooks {
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
   void prepare_plan();
   proto::JobSpec prepare_files();
+  void check_previous_result();
   // The end of the run: gathers the facts, writes the result file, lets decide_totals and
   // decide_ending (app/run_end.h) decide, and reports. Returns the exit code.
   int finish(const cluster::JobOutcome& outcome, double seconds);
@@ -168,22 +169,28 @@ proto::JobSpec MasterSession::prepare() {
   }
 }
 
-void MasterSession::prepare_plan() {
-  const fs::path out(c_.out);
+// OUT as it is: refused if foreign, or complete without --force; a partial file's wall time and
+// start carry on. Read before the plan is counted (a finished job is refused at once) and again
+// under the journal's lock (another run of the job may have finished it meanwhile).
+void MasterSession::check_previous_result() {
   std::error_code ec;
-  if (fs::is_directory(out, ec))
-    throw ExitError(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
-  if (fs::exists(out, ec)) {
-    const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
-    if (previous.status == store::Status::complete && !c_.force)
-      throw ExitError(kRefused, c_.out + " already holds a complete result (N = " +
-                                    std::to_string(previous.params.n) + ", total " + core::to_decimal(previous.total) +
-                                    "); pass --force to recompute it, or choose another --out");
-    if (previous.status == store::Status::partial && !c_.force) {
-      previous_wall_ = previous.wall_seconds;
-      start_time_ = previous.start_time;
-    }
+  if (!fs::exists(fs::path(c_.out), ec)) return;
+  const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
+  if (previous.status == store::Status::complete && !c_.force)
+    throw ExitError(kRefused, c_.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
+                                  ", total " + core::to_decimal(previous.total) +
+                                  "); pass --force to recompute it, or choose another --out");
+  if (previous.status == store::Status::partial && !c_.force) {
+    previous_wall_ = previous.wall_seconds;
+    start_time_ = previous.start_time;
   }
+}
+
+void MasterSession::prepare_plan() {
+  std::error_code ec;
+  if (fs::is_directory(fs::path(c_.out), ec))
+    throw ExitError(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
+  check_previous_result();
   // The plan before any file is created or changed: one that cannot run is refused here.
   const auto stop = stop_on_signal();
   core::JobParams& p = c_.params;
@@ -217,8 +224,18 @@ proto::JobSpec MasterSession::prepare_files() {
   }
   const std::string journal_path = c_.out + ".journal";
   const auto stop = stop_on_signal();
+  cluster::inject_open_fault();
   journal_ = std::make_unique<store::Journal>(journal_path, store::JournalKey{c_.params, units_total_, kProgramVersion},
                                               stop, c_.force ? store::Journal::Open::discard : store::Journal::Open::resume);
+  try {
+    check_previous_result();
+  } catch (const ExitError&) {   // finished meanwhile: the empty journal this run made goes again
+    try {
+      if (journal_->recovered().empty()) journal_->remove();
+    } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
+    }
+    throw;
+  }
   remove_stale_temp_files(c_.out);
   done_.assign(units_total_, false);
   core::StopPoll poll(stop, "reading the journal");

@@ -131,4 +131,8 @@ void inject_write_fault() {
   if (Fault* f = fault("stop-writing"); f && !f->done.exchange(true)) std::raise(SIGSTOP);
 }
 
+void inject_open_fault() {
+  if (Fault* f = fault("stop-opening"); f && !f->done.exchange(true)) std::raise(SIGSTOP);
+}
+
 }  // namespace nq::cluster

@@ -26,6 +26,8 @@
 //                  counts the units it found in the journal)
 //   stop-writing - while it writes the result file: the temporary file exists and holds the
 //                  unit table, the boards (if any) and the commit are still to come (UNIT_ID: 0)
+//   stop-opening - before it opens (and locks) the journal: it has read OUT and counted the
+//                  plan (UNIT_ID: 0)
 // Unset (the normal case), nothing happens. Called by ComputePool, the worker loop and the
 // master's journal and result-file writers only.
 #pragma once
@@ -51,5 +53,7 @@ void inject_work_fault(const proto::WorkBatch& batch, int rank);
 void inject_journal_fault(std::uint64_t journaled, const std::function<void()>& sync);
 // The master wrote the result file's unit table: stops the process for `stop-writing`.
 void inject_write_fault();
+// The master is about to open its journal: stops the process for `stop-opening`.
+void inject_open_fault();
 
 }  // namespace nq::cluster

@@ -11,8 +11,8 @@ import signal
 import pytest
 
 from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, fault_env, journal_of,
-                      journaled_units, kill_group, pid_of_rank, resumed_units, run, start, stop_after,
-                      when_stopped)
+                      journaled_units, kill_group, pid_of_rank, process_state, resumed_units, run, start,
+                      stop_after, wait_until, when_stopped)
 
 N, DEPTH = 16, 5     # mirror plan: ~73,000 small units
 STOP_AT = 300        # journaled units when the master holds
@@ -126,3 +126,32 @@ def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, refer
     assert_same_result(reference, out)
     p = run(args(out), ranks=2)   # and now it is done
     assert p.returncode == EXIT["refused"] and "already holds a complete result" in p.stderr
+
+
+def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_complete(workdir, reference):
+    """The second run read OUT (partial) before the first finished, and takes the journal's lock
+    after the first has written the complete file and removed its journal: it reads OUT again
+    under the lock and is refused, instead of computing the whole job again (as it used to)."""
+    out = workdir / "late.h5"
+    first = start(args(out), ranks=2, extra_env=fault_env(stop_after(STOP_AT)))
+    second = None
+    try:
+        master = pid_of_rank(first, 0)
+        wait_until(lambda: process_state(master) == "T", "the first run's hold", proc=first)
+        second = start(args(out), ranks=2, extra_env=fault_env("stop-opening:0"))
+        late = pid_of_rank(second, 0)
+        wait_until(lambda: process_state(late) == "T", "the second run's hold before its journal", proc=second)
+        os.kill(master, signal.SIGCONT)
+        _, err = first.communicate(timeout=120)
+        assert first.returncode == EXIT["ok"], err
+        assert attrs(out)["status"] == "complete" and not journal_of(out).exists()
+        os.kill(late, signal.SIGCONT)
+        _, err = second.communicate(timeout=120)
+    except BaseException:
+        kill_group(first)
+        if second is not None:
+            kill_group(second)
+        raise
+    assert second.returncode == EXIT["refused"] and "already holds a complete result" in err, err
+    assert not journal_of(out).exists()
+    assert_same_result(reference, out)
