@@ -24,6 +24,7 @@ class Fd {
   int get() const { return fd_; }
   explicit operator bool() const { return fd_ >= 0; }
   void reset() noexcept;
+  int release() noexcept { return std::exchange(fd_, -1); }   // the caller closes it
 
  private:
   int fd_ = -1;

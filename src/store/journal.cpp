@@ -261,37 +261,29 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
 // under the lock, so it never removes a journal that a running job holds. A file system without
 // flock (ENOLCK, some NFS mounts) is used unlocked, as before the lock existed.
 void Journal::open_locked(Open open) {
-  for (int attempt = 0;; ++attempt) {
+  for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     if (!fs::exists(path_) && create_file(key_)) open = Open::resume;   // a new one: nothing to discard
-    fd_ = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC);
-    const bool gone = fd_ < 0 && errno == ENOENT;   // removed by a run that ended
-    if (fd_ < 0 && !(gone && attempt < kOpenAttempts))
+    fs::Fd fd(::open(path_.c_str(), O_RDWR | O_APPEND | O_CLOEXEC));
+    if (!fd) {
+      if (errno == ENOENT) continue;   // removed by a run that ended
       throw WriteError("store::journal: cannot open " + path_ + ": " + fs::errno_text(errno));
-    if (gone) continue;
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-      ::close(fd_);
-      fd_ = -1;
+    }
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
       throw JournalInUse("store::journal: " + path_ + " is in use by another process");
-    }
     struct stat held {}, named {};
-    const bool same = ::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
-                      held.st_ino == named.st_ino;
-    if (same && open == Open::discard) {   // start over: no run holds it, so it can go
-      if (::unlink(path_.c_str()) != 0 && errno != ENOENT) {
-        const int err = errno;
-        ::close(fd_);
-        fd_ = -1;
-        throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(err));
-      }
+    if (::fstat(fd.get(), &held) != 0 || ::stat(path_.c_str(), &named) != 0 || held.st_dev != named.st_dev ||
+        held.st_ino != named.st_ino)
+      continue;   // removed or replaced before the lock was taken
+    if (open == Open::discard) {   // start over: no run holds it, so it can go
+      if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
+        throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(errno));
       open = Open::resume;
-    } else if (same) {
-      return;
+      continue;
     }
-    ::close(fd_);
-    fd_ = -1;
-    if (attempt >= kOpenAttempts)
-      throw WriteError("store::journal: " + path_ + " kept being replaced while it was opened");
+    fd_ = fd.release();
+    return;
   }
+  throw WriteError("store::journal: " + path_ + " kept being removed or replaced while it was opened");
 }
 
 Journal::~Journal() {
