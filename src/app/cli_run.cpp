@@ -20,6 +20,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
     std::optional<int> n, depth, threads;
     std::optional<std::string> mode, out, boards, symmetry, shard;
     std::optional<double> progress, checkpoint, audit;
+    double lock_wait = 0;
     bool force = false;
   };
   auto o = std::make_shared<Opts>();
@@ -47,6 +48,10 @@ void add_run_command(CLI::App& cli, Runner& run) {
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--force", o->force, "recompute and overwrite a complete result file");
+  cmd->add_option("--lock-wait", o->lock_wait,
+                  "seconds to wait for the journal when another process holds its lock (default 0: refuse at once); "
+                  "a file server keeps the lock of a node that died until its lease ends (NFSv4: ~90 s)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
@@ -63,6 +68,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
       if (o->audit) c.audit = *o->audit;
       c.force = o->force;
+      c.lock_wait = o->lock_wait;
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();

@@ -34,7 +34,9 @@ int report_current_exception(const std::string& where) {
     return kRefused;
   } catch (const nq::store::JournalInUse& e) {
     std::cerr << error << e.what()
-              << "\n(another run of this job is writing its result file: let it finish, or give this run another --out)\n";
+              << "\n(another run of this job is writing its result file: let it finish, or give this run another --out;"
+                 " if none runs, a file server still holds the lock of a node that died, until its lease ends:"
+                 " rerun with --lock-wait SECONDS)\n";
     return kRefused;
   } catch (const nq::proto::ProtocolError& e) {
     std::cerr << error << e.what() << "\n";

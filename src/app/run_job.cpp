@@ -8,7 +8,9 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
@@ -100,6 +102,10 @@ void remove_stale_temp_files(const std::string& out) {
   }
 }
 
+// The lock of a journal that another process holds is tried again this often while --lock-wait
+// lasts, and the stop flag polled in between.
+constexpr std::chrono::milliseconds kLockRetry{500}, kStopPollSleep{50};
+
 // From this N on the Burnside search takes a noticeable time (0.3 s at N = 20, minutes at 26):
 // finish() says on stderr that it runs.
 constexpr int kAnnounceBurnsideN = 20;
@@ -132,6 +138,7 @@ class MasterSession : public cluster::MasterHooks {
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
   void prepare_plan();
   proto::JobSpec prepare_files();
+  std::unique_ptr<store::Journal> open_journal(const std::string& path, const core::StopFn& stop) const;
   void check_previous_result();
   // The end of the run: gathers the facts, writes the result file, lets decide_totals and
   // decide_ending (app/run_end.h) decide, and reports. Returns the exit code.
@@ -199,8 +206,10 @@ void MasterSession::prepare_plan() {
                               : core::default_run_depth(p.n, p.symmetry, stop);
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
-    std::cerr << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units
-              << std::defaultfloat << ", depth " << p.depth << ")\n";
+    std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
+    line << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units << ", depth "
+         << p.depth << ")\n";
+    std::cerr << line.str();
   });
   if (p.boards_mode()) check_boards_plan(*plan_, p.boards, units_total_, stop);
   units_in_shard_ = p.shard.size(units_total_);
@@ -225,8 +234,7 @@ proto::JobSpec MasterSession::prepare_files() {
   const std::string journal_path = c_.out + ".journal";
   const auto stop = stop_on_signal();
   cluster::inject_open_fault();
-  journal_ = std::make_unique<store::Journal>(journal_path, store::JournalKey{c_.params, units_total_, kProgramVersion},
-                                              stop, c_.force ? store::Journal::Open::discard : store::Journal::Open::resume);
+  journal_ = open_journal(journal_path, stop);
   try {
     check_previous_result();
   } catch (const ExitError&) {   // finished meanwhile: the empty journal this run made goes again
@@ -272,6 +280,44 @@ proto::JobSpec MasterSession::prepare_files() {
       std::cerr << "nqueens: warning: " << *warning << "\n";
 
   return proto::JobSpec{c_.params, c_.threads};
+}
+
+// The journal, under its lock. A lock that another process holds is waited for, up to
+// --lock-wait seconds, polling the stop flag: a file server keeps the lock of a master whose node
+// died until its lease ends (NFSv4: ~90 s), and a requeued job can start sooner. Without the wait
+// (or after it) JournalInUse: exit 5.
+std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& path, const core::StopFn& stop) const {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const auto waited = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const core::StopPoll poll(stop, "waiting for the lock of " + path);
+  for (bool announced = false;;) {
+    try {
+      auto journal = std::make_unique<store::Journal>(path, store::JournalKey{c_.params, units_total_, kProgramVersion}, stop,
+                                                      c_.force ? store::Journal::Open::discard : store::Journal::Open::resume);
+      if (announced) {
+        std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
+        line << "nqueens: " << path << " is free now, after " << std::fixed << std::setprecision(1) << waited() << " s\n";
+        std::cerr << line.str();
+      }
+      return journal;
+    } catch (const store::JournalInUse& e) {
+      if (waited() >= c_.lock_wait) {
+        if (!announced) throw;
+        std::ostringstream what;
+        what << e.what() << " (still, after waiting " << c_.lock_wait << " s: --lock-wait)";
+        throw store::JournalInUse(what.str());
+      }
+      if (!announced)
+        std::cerr << "nqueens: " << path << " is locked by another process: waiting up to " << c_.lock_wait
+                  << " s for it (--lock-wait)\n";
+      announced = true;
+    }
+    for (const auto retry = clock::now() + kLockRetry; clock::now() < retry && waited() < c_.lock_wait;) {
+      poll.check();
+      std::this_thread::sleep_for(kStopPollSleep);
+    }
+  }
 }
 
 void MasterSession::on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) {

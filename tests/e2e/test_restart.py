@@ -5,12 +5,13 @@ Moments: the master stops itself (injected fault stop-after:K, src/cluster/fault
 once its journal holds K units, synced; the test strikes while it is held there and continues
 it. So every interruption lands in the middle of the job with at least K units on disk, however
 fast or slow the machine is."""
+import fcntl
 import os
 import signal
 
 import pytest
 
-from conftest import (EXIT, KNOWN, assert_same_result, attrs, board_set, fault_env, journal_of,
+from conftest import (EXIT, KNOWN, StderrLines, assert_same_result, attrs, board_set, fault_env, journal_of,
                       journaled_units, kill_group, pid_of_rank, process_state, resumed_units, run, start,
                       stop_after, wait_until, when_stopped)
 
@@ -155,3 +156,63 @@ def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_compl
     assert second.returncode == EXIT["refused"] and "already holds a complete result" in err, err
     assert not journal_of(out).exists()
     assert_same_result(reference, out)
+
+
+def test_a_lock_that_outlives_its_holder_is_waited_for_with_lock_wait(workdir, reference):
+    """A partial job's journal locked by a process that is no run of it (as a file server keeps the
+    lock of a node that died until its lease ends, while the requeued job starts): the rerun with
+    --lock-wait waits, then resumes from the journal and ends exact. A wait that runs out is
+    refused (exit 5), and a stop signal ends the wait (exit 75); both leave the files as they were."""
+    out = workdir / "held.h5"
+    code, err = strike(args(out), 2, lambda _, master: os.kill(master, signal.SIGTERM))
+    assert code == EXIT["interrupted"], err
+    journaled = journaled_units(out)
+    journal, partial = journal_of(out).read_bytes(), out.read_bytes()
+
+    def unchanged():
+        return journal_of(out).read_bytes() == journal and out.read_bytes() == partial
+
+    def waiting_run():
+        proc = start(args(out) + ["--lock-wait", 600], ranks=2)
+        lines = StderrLines(proc)
+        try:
+            lines.wait_for("is locked by another process: waiting up to 600 s for it")
+        except BaseException:
+            kill_group(proc)
+            raise
+        return proc, lines
+
+    with open(journal_of(out), "rb") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        p = run(args(out) + ["--lock-wait", 1], ranks=2)
+        assert p.returncode == EXIT["refused"], p.stderr
+        assert "in use by another process (still, after waiting 1 s: --lock-wait)" in p.stderr, p.stderr
+        assert unchanged()
+
+        proc, lines = waiting_run()
+        try:
+            os.kill(pid_of_rank(proc, 0), signal.SIGTERM)
+            proc.wait(timeout=60)
+        except BaseException:
+            kill_group(proc)
+            raise
+        err = lines.close()
+        assert proc.returncode == EXIT["interrupted"], err
+        assert "while waiting for the lock of" in err and "rerun the same command" in err, err
+        assert unchanged()
+
+        proc, lines = waiting_run()
+        if proc.poll() is not None or not unchanged():
+            kill_group(proc)
+            raise AssertionError(f"the waiting run ended or changed the files:\n{lines.text()}")
+    # the holder's lock is gone with its file descriptor: the waiting run takes over
+    try:
+        proc.wait(timeout=300)
+    except BaseException:
+        kill_group(proc)
+        raise
+    err = lines.close()
+    assert proc.returncode == EXIT["ok"], err
+    assert "is free now, after" in err and resumed_units(err) == journaled, err
+    assert_same_result(reference, out)
+    assert not journal_of(out).exists()

@@ -8,11 +8,14 @@ About 2-3 minutes on 2 cores; the time-limit test is the long one (it waits for 
 """
 import os
 import re
+import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from nqtest import env as nq_env, fault_env, journaled_units, kill_group, process_state, stop_after, wait_until
 from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs,
                        log_text, run, write_job)
 
@@ -153,6 +156,34 @@ def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     n = int(os.environ.get("NQ_SLURM_TIMELIMIT_N", "17"))
     _, _, result = SL.time_limit_job(workdir, env, jobs, ["-n", "2", "-c", "1"], n)
     assert_complete(result, n, ranks=2)
+
+
+def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens_bin, workdir, jobs):
+    """A requeued job can start while its journal is still locked: after a node died, the file
+    server keeps the dead master's lock until its lease ends (NFSv4: ~90 s). The script runs
+    nqueens with --lock-wait (NQ_LOCK_WAIT, 300 s), so the job waits for the lock and then resumes
+    from the journal, where it used to fail with exit 5. Here the holder is a run of the same job
+    held at its journaled units, killed (-9) once the batch job waits."""
+    job = write_job(workdir, "n13.toml", n=13, mode="count", out="results/n13.h5")
+    result = workdir / "results" / "n13.h5"
+    holder = subprocess.Popen([str(nqueens_bin), "run", str(job)], cwd=workdir, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=nq_env(fault_env(stop_after(100))))
+    try:
+        wait_until(lambda: process_state(holder.pid) == "T", "the holder's stop at 100 journaled units", proc=holder)
+        jid = SL.sbatch(["-n", "2", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+        log = workdir / f"nqueens-{jid}.out"
+        wait_until(lambda: log.is_file() and "is locked by another process: waiting up to 300 s" in log.read_text(),
+                   "the batch job waiting for the lock", timeout=120)
+        journaled = journaled_units(result)
+        assert journaled >= 100 and not result.exists()
+    finally:
+        kill_group(holder)
+    (rec,) = wait_jobs([jid], timeout=180)
+    text = log_text(log)
+    assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{text}"
+    assert "is free now, after" in text and f"resuming from results/n13.h5.journal: {journaled} of" in text, text
+    assert_complete(result, 13, ranks=2)
 
 
 def test_array_sweep_over_n(cluster, env, workdir, jobs):
