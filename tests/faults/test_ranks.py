@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from faultlib import CHECKPOINT, SANITIZED, injected, journal_of, kill_group, readable_result
+from faultlib import CHECKPOINT, SANITIZED, assert_no_rank_left, injected, journal_of, kill_group, readable_result
 from nqtest import (EXIT, KNOWN, alive, assert_same_result, attrs, board_set, fault_env, journaled_units,
                     pid_of_rank, process_state, resumed_units, run, start, stop_after, wait_until, when_stopped)
 
@@ -43,13 +43,6 @@ def with_fault(kind, out, rng, reference, what):
     p, seconds = timed(args(out), extra_env={"NQUEENS_INJECT_FAULT": f"{kind}:{uid}"})
     injected(what)
     return p, seconds, uid
-
-
-def assert_no_rank_left(pids, grace=5):
-    """Every rank is gone at most `grace` seconds after mpirun returned (it kills them as it
-    exits; a rank may take a moment to die)."""
-    wait_until(lambda: not any(alive(pid) for pid in pids), f"end of every rank {grace} s after mpirun's", grace,
-               step=0.05)
 
 
 def communicate_past_launcher_bug(proc, pids):
