@@ -131,7 +131,12 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
         assert proc.returncode == EXIT["ok"], stderr
         assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end"
     assert "rank 2 has not answered for over 3 s" in stderr, stderr
-    assert "rank(s) 2 did not answer the stop" in stderr and "the result file is complete" in stderr
+    # The hung rank is among those that did not confirm the stop. The healthy worker is named too
+    # when its confirmation took longer than the master's 5 s, which a loaded host can make it
+    # (seen once in CI, two test files in parallel on 2 cores); the job ends the same way.
+    unanswered = re.search(r"rank\(s\) ([\d, ]+) did not answer the stop \(hung, stopped or cut off\); "
+                           r"the result file is complete", stderr)
+    assert unanswered and 2 in {int(r) for r in unanswered.group(1).split(", ")}, stderr
     assert "note     1 worker rank(s) stopped answering" in stdout
     assert_no_rank_left(pids)
     assert_same_result(out, reference)
