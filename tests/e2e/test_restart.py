@@ -182,6 +182,16 @@ def test_a_lock_that_outlives_its_holder_is_waited_for_with_lock_wait(workdir, r
             raise
         return proc, lines
 
+    def end_of(proc, lines, timeout, act=lambda: None):
+        """act(), then the waiting run's end: its stderr (the whole job killed if either fails)."""
+        try:
+            act()
+            proc.wait(timeout=timeout)
+        except BaseException:
+            kill_group(proc)
+            raise
+        return lines.close()
+
     with open(journal_of(out), "rb") as holder:
         fcntl.flock(holder, fcntl.LOCK_EX)
         p = run(args(out) + ["--lock-wait", 1], ranks=2)
@@ -190,13 +200,7 @@ def test_a_lock_that_outlives_its_holder_is_waited_for_with_lock_wait(workdir, r
         assert unchanged()
 
         proc, lines = waiting_run()
-        try:
-            os.kill(pid_of_rank(proc, 0), signal.SIGTERM)
-            proc.wait(timeout=60)
-        except BaseException:
-            kill_group(proc)
-            raise
-        err = lines.close()
+        err = end_of(proc, lines, 60, lambda: os.kill(pid_of_rank(proc, 0), signal.SIGTERM))
         assert proc.returncode == EXIT["interrupted"], err
         assert "while waiting for the lock of" in err and "rerun the same command" in err, err
         assert unchanged()
@@ -206,12 +210,7 @@ def test_a_lock_that_outlives_its_holder_is_waited_for_with_lock_wait(workdir, r
             kill_group(proc)
             raise AssertionError(f"the waiting run ended or changed the files:\n{lines.text()}")
     # the holder's lock is gone with its file descriptor: the waiting run takes over
-    try:
-        proc.wait(timeout=300)
-    except BaseException:
-        kill_group(proc)
-        raise
-    err = lines.close()
+    err = end_of(proc, lines, 300)
     assert proc.returncode == EXIT["ok"], err
     assert "is free now, after" in err and resumed_units(err) == journaled, err
     assert_same_result(reference, out)

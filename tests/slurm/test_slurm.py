@@ -8,7 +8,6 @@ About 2-3 minutes on 2 cores; the time-limit test is the long one (it waits for 
 """
 import os
 import re
-import signal
 import subprocess
 import time
 from pathlib import Path
