@@ -102,11 +102,30 @@ std::optional<std::pair<int, std::string>> try_receive(int source, int tag, int*
   return std::make_pair(st.MPI_SOURCE, std::move(bytes));
 }
 
+// Waits for a nonblocking operation by polling it with IdlePause's sleeps: a blocking MPI call
+// spins at 100 % of a core in Open MPI for as long as it waits.
+void wait_polling(MPI_Request& request, const char* what) {
+  IdlePause pause;
+  for (int done = 0;;) {
+    check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), what);
+    if (done) return;
+    std::this_thread::sleep_for(pause.next());
+  }
+}
+
+// Rank 0's bytes to every rank. The workers wait here while the master prepares the job (the
+// plan's count, the lock of the journal with --lock-wait, a journal's replay: minutes at large
+// N), so the wait polls instead of spinning (every rank must use the nonblocking form: blocking
+// and nonblocking collectives do not match).
 void broadcast(std::string& bytes, int rank) {
   unsigned long long size = bytes.size();
-  check_mpi(MPI_Bcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  MPI_Request request;
+  check_mpi(MPI_Ibcast(&size, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  wait_polling(request, "MPI_Ibcast");
   if (rank != 0) bytes.resize(size);
-  if (size) check_mpi(MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  if (!size) return;
+  check_mpi(MPI_Ibcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+  wait_polling(request, "MPI_Ibcast");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -152,6 +152,20 @@ def process_state(pid):
         return None
 
 
+def running_share(pid, seconds, step=0.02):
+    """The share of `seconds` in which process `pid` was running or waiting for a CPU (state R,
+    sampled every `step` s): about 1 for a process that spins, on a loaded host too (waiting for
+    a CPU is R as well), near 0 for one that sleeps. Sampled, never timed: the share does not
+    depend on the machine's speed."""
+    states = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        states.append(process_state(pid))
+        time.sleep(step)
+    assert None not in states, f"process {pid} ended while it was watched"
+    return states.count("R") / len(states)
+
+
 def alive(pid):
     return process_state(pid) not in (None, "Z")
 
