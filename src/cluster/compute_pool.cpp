@@ -21,6 +21,7 @@ void ComputePool::stop() {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
   }
+  cancel_.store(true, std::memory_order_relaxed);
   threads_.stop();
   completed_cv_.notify_all();
 }
@@ -76,7 +77,7 @@ proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) con
   if (job_.params.boards_mode()) {
     st = core::append_unit_results(plan_, u, job_.params.boards, r.boards, r.class_sizes);
   } else {
-    st = plan_.count(u);
+    st = plan_.count(u, cancel_);
   }
   r.solutions = st.solutions;
   r.nodes = st.nodes;
@@ -91,6 +92,8 @@ void ComputePool::run(std::uint64_t batch_id, const core::WorkUnit& unit, int th
   proto::UnitResult r;
   try {
     r = run_unit(unit, thread);
+  } catch (const core::Interrupted&) {   // cancelled by stop(): nobody waits for this unit
+    return;
   } catch (...) {
     std::string what = "an exception of unknown type";
     try {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 #include "core/parallel.h"
+#include "core/stop.h"
 #include "core/units.h"
 #include "proto/messages.h"
 
@@ -33,7 +34,10 @@ class ComputePool {
   int threads() const { return threads_.size(); }
   // "unit U: what" once a unit's computation threw (the first one); the pool then stops.
   std::optional<std::string> failure() const;
-  // Threads finish their current unit and exit; queued units are dropped.
+  // Queued units are dropped, and the threads exit. A count unit being computed is cancelled
+  // (core::count_completions with a CancelFlag: its result is no longer wanted, and one unit of
+  // large N takes minutes); a boards unit is finished (boards mode is for small N, whose units
+  // are short).
   void stop();
 
  private:
@@ -53,6 +57,7 @@ class ComputePool {
   std::map<std::uint64_t, OpenBatch> open_;
   std::vector<proto::ResultBatch> completed_;
   bool stopping_ = false;
+  core::CancelFlag cancel_{false};   // set by stop(): the units being counted end
   std::optional<std::string> failure_;
   core::ThreadPool threads_;   // last: destroyed (joined) first, while the members above exist
 };

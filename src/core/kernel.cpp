@@ -21,14 +21,21 @@ std::optional<Partial> place_prefix(int n, std::span<const Column> prefix) {
   return p;
 }
 
+namespace {
+// The squares of a row that a queen in column c attacks from `distance` rows away.
+Mask queen_attacks(int c, int distance) {
+  Mask m = Mask{1} << c;
+  if (c + distance < kMaxN) m |= Mask{1} << (c + distance);
+  if (c - distance >= 0) m |= Mask{1} << (c - distance);
+  return m;
+}
+}  // namespace
+
 Mask attacked_squares(int n, const Placement& pl, int row) {
   Mask m = 0;
   for (int r = 0; r < n; ++r) {
     if (pl[r] == kEmptyRow || r == row) continue;
-    const int c = pl[r], d = row > r ? row - r : r - row;
-    m |= Mask{1} << c;
-    if (c + d < kMaxN) m |= Mask{1} << (c + d);
-    if (c - d >= 0) m |= Mask{1} << (c - d);
+    m |= queen_attacks(pl[r], row > r ? row - r : r - row);
   }
   return m;
 }
@@ -359,6 +366,37 @@ std::optional<SearchStats> count_completions_vector(const RowSearch& s, int stac
 }
 
 SearchStats count_completions(const Partial& p) { return count_completions(prepare_search(p)); }
+
+namespace {
+// The search below s's first level with its queen in column c: s's other levels, blocked also
+// where that queen attacks.
+RowSearch place_first(const RowSearch& s, int c) {
+  RowSearch t;
+  t.n = s.n;
+  t.levels = s.levels - 1;
+  t.placement = s.placement;
+  t.placement[s.row[0]] = static_cast<Column>(c);
+  for (int i = 0; i < t.levels; ++i) {
+    t.row[i] = s.row[i + 1];
+    t.gap[i] = s.gap[i + 1];
+    t.blocked[i] = s.blocked[i + 1] | queen_attacks(c, s.row[i + 1] - s.row[0]);
+  }
+  return t;
+}
+}  // namespace
+
+SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels) {
+  if (cancel.load(std::memory_order_relaxed)) throw_cancelled();
+  if (s.levels <= std::max(split_levels, 2)) return count_completions(s);
+  SearchStats total;
+  for (Mask open = ~s.blocked[0]; open; open &= open - 1) {
+    ++total.nodes;   // the square tried
+    const RowSearch child = place_first(s, std::countr_zero(open));
+    // The rule (kernel.h): expanded if its row and the next have a free square (levels >= 2).
+    if (~child.blocked[0] && ~child.blocked[1]) total += count_completions(child, cancel, split_levels);
+  }
+  return total;
+}
 
 SearchStats visit_completions(const RowSearch& s, const BoardFn& f) {
   Column board[kMaxN] = {};

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include "core/board.h"
+#include "core/stop.h"
 #include "core/types.h"
 
 namespace nq::core {
@@ -86,6 +87,18 @@ RowSearch prepare_search(const Partial& p);
 // iterative search. All give the same solutions and nodes.
 SearchStats count_completions(const RowSearch& s);
 SearchStats count_completions(const Partial& p);
+// count_completions, which another thread can end early: once `cancel` is set it throws
+// Interrupted(kSearchPhase). A search of more than `split_levels` levels is done as the
+// searches of its first level's children that the rule keeps (recursively; the same solutions
+// and nodes), with `cancel` checked before each. The kernels check nothing themselves: a check
+// of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the time (N = 18, one thread, three
+// placements tried), clang allocating its registers otherwise.
+SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels);
+// The levels that a cancellable count leaves to one search (units have more from N = 21 on).
+// Measured (docs/faults.md): a cancel ended sampled units of N = 27 and 28 (20-23 levels, seconds
+// to minutes each) within 2 ms; the split took 0.99x (N = 22) and 1.01x (N = 24) the time of the
+// whole searches, and 1.03x with 16.
+inline constexpr int kCancelSplitLevels = 18;
 // The plain iterative search, regardless of the CPU (tests compare the two).
 SearchStats count_completions_scalar(const RowSearch& s);
 // The vector kernel's work stack, in nodes: count_completions uses all of it. Units of N = 27

@@ -3,6 +3,7 @@
 // under a millisecond apart); once it returns true they throw Interrupted. The core never sees
 // signals: `nqueens run` passes a predicate over its signal flag (app/signals.h).
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -43,5 +44,12 @@ class StopPoll {
   std::string phase_;
   std::uint32_t steps_ = 0;
 };
+
+// Set by another thread once the counting searches given it are no longer wanted
+// (cluster::ComputePool::stop: the job stops, and one unit of large N can take minutes): they
+// throw Interrupted(kSearchPhase) at their next check (count_completions in kernel.h).
+using CancelFlag = std::atomic<bool>;
+inline constexpr const char* kSearchPhase = "the search of a unit";
+[[noreturn]] inline void throw_cancelled() { throw Interrupted(kSearchPhase); }
 
 }  // namespace nq::core

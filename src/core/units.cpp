@@ -180,6 +180,10 @@ RowSearch UnitPlan::checked_search(const WorkUnit& u) const {
 
 SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(checked_search(u)); }
 
+SearchStats UnitPlan::count(const WorkUnit& u, const CancelFlag& cancel) const {
+  return count_completions(checked_search(u), cancel, kCancelSplitLevels);
+}
+
 UnitPlan::Images UnitPlan::image_symmetries(const WorkUnit& u) const {
   checked_search(u);
   Images im;

@@ -152,6 +152,15 @@ def process_state(pid):
         return None
 
 
+def cpu_seconds(pid):
+    """The CPU time process `pid` has used, all its threads (user + system), 0 if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def running_share(pid, seconds, step=0.02):
     """The share of `seconds` in which process `pid` was running or waiting for a CPU (state R,
     sampled every `step` s): about 1 for a process that spins, on a loaded host too (waiting for

@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <thread>
 #include "core/kernel.h"
 #include "core/known_counts.h"
 #include "core/solve.h"
@@ -121,6 +123,13 @@ std::size_t expect_kernels_agree(const RowSearch& s, const char* what) {
     EXPECT_EQ(avx2->solutions, scalar.solutions) << what << " (AVX2)";
     EXPECT_EQ(avx2->nodes, scalar.nodes) << what << " (AVX2)";
   }
+  // Cancellable: split into the searches of the first levels' children, 3 levels deep or (small
+  // searches) down to 2 levels.
+  const CancelFlag never{false};
+  const int split = s.levels <= 12 ? 2 : s.levels - 3;
+  const SearchStats parts = count_completions(s, never, split);
+  EXPECT_EQ(parts.solutions, scalar.solutions) << what << " split at " << split;
+  EXPECT_EQ(parts.nodes, scalar.nodes) << what << " split at " << split;
   VectorMemory memory;
   for (bool count_level : {true, false}) {   // wider boards: the level counted or in a field
     if (!count_level && s.n <= kPackedMaxN) break;   // narrower ones have one layout
@@ -288,4 +297,30 @@ TEST(Kernel, ScalarPathAloneGivesPublishedTotals) {
   for (int n = 1; n <= 13; ++n)
     EXPECT_EQ(count_completions(*place_prefix(n, {})).solutions, known_counts(n)->total) << n;
   allow_vector_kernel(true);
+}
+
+TEST(Kernel, ACancelledSearchThrowsInterrupted) {
+  CancelFlag cancel{true};
+  const RowSearch small = prepare_search(*place_prefix(8, {}));
+  EXPECT_THROW(count_completions(small, cancel, kCancelSplitLevels), Interrupted);
+  cancel = false;
+  EXPECT_EQ(count_completions(small, cancel, kCancelSplitLevels).solutions, 92u);
+}
+
+TEST(Kernel, ASearchIsCancelledByAnotherThread) {
+  // The whole board of N = 21 (21 levels: split into parts of kCancelSplitLevels), which takes
+  // minutes; the flag is set 20 ms after the search started.
+  CancelFlag cancel{false};
+  bool interrupted = false;
+  std::thread search([&] {
+    try {
+      count_completions(prepare_search(*place_prefix(21, {})), cancel, kCancelSplitLevels);
+    } catch (const Interrupted& e) {
+      interrupted = e.phase() == kSearchPhase;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  cancel = true;
+  search.join();
+  EXPECT_TRUE(interrupted);
 }
