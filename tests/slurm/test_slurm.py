@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from nqtest import env as nq_env, fault_env, journaled_units, kill_group, process_state, stop_after, wait_until
-from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs,
+from nqtest import (env as nq_env, cpu_seconds, fault_env, journaled_units, kill_group, process_state, stop_after,
+                    wait_until)
+from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs, job_ranks,
                        log_text, run, write_job)
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the Slurm tier starts daemons: run as root")
@@ -155,6 +156,26 @@ def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     n = int(os.environ.get("NQ_SLURM_TIMELIMIT_N", "17"))
     _, _, result = SL.time_limit_job(workdir, env, jobs, ["-n", "2", "-c", "1"], n)
     assert_complete(result, n, ranks=2)
+
+
+def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it(cluster, env, workdir, jobs):
+    """N = 27 with 2 pre-placed rows: units of hours each. Once a worker has had a second of CPU
+    on its units, the time-limit warning (sent here as the script's header says:
+    `scancel --signal=USR1 --batch`) ends the step within seconds, exit 75, and the script
+    requeues the job. The ranks used to finish the units in their hands first: such a job ran
+    into its time limit, was killed there (KillWait) and was never requeued."""
+    job = write_job(workdir, "n27.toml", n=27, depth=2, mode="count", out="results/n27.h5")
+    jid = SL.sbatch(["-n", "2", "-c", "1", "--time=10", str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+    log = workdir / f"nqueens-{jid}.out"
+    wait_until(lambda: any(rank == 1 and cpu_seconds(pid) >= 1 for pid, rank, _ in job_ranks(job)),
+               "a second of CPU on the worker's units", timeout=120)
+    assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
+    wait_until(lambda: "job requeued" in log.read_text(), lambda: f"the requeue within 60 s:\n{log_text(log)}",
+               timeout=60, step=0.5)
+    text = log_text(log)
+    assert "stopped by signal 10: 0 of" in text, text
+    assert attrs(workdir / "results" / "n27.h5")["status"] == "partial"
+    SL.cancel([jid])
 
 
 def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens_bin, workdir, jobs):

@@ -220,8 +220,8 @@ def core_stacks(workdir):
     return "\n".join(out)
 
 
-def held_masters(job):
-    """PIDs of the stopped (state T) rank-0 nqueens processes running job file `job`."""
+def job_ranks(job):
+    """(PID, rank, state letter) of each nqueens process running job file `job`."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -234,9 +234,14 @@ def held_masters(job):
             state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except (OSError, IndexError):
             continue
-        if state == "T" and (b"PMIX_RANK=0" in environ or b"OMPI_COMM_WORLD_RANK=0" in environ):
-            found.append(int(proc.name))
+        ranks = [int(kv.split(b"=")[1]) for kv in environ if kv.startswith((b"PMIX_RANK=", b"OMPI_COMM_WORLD_RANK="))]
+        found.append((int(proc.name), ranks[0] if ranks else None, state))
     return found
+
+
+def held_masters(job):
+    """PIDs of the stopped (state T) rank-0 nqueens processes running job file `job`."""
+    return [pid for pid, rank, state in job_ranks(job) if rank == 0 and state == "T"]
 
 
 def pending_signals(pid):
