@@ -144,21 +144,24 @@ def _said(what):
     return what() if callable(what) else what
 
 
-def process_state(pid):
-    """The state letter of process `pid` in /proc (R, S, T (stopped), Z, ...), None if it is gone."""
+def stat_fields(pid):
+    """The fields of /proc/PID/stat after the command name (state first), None if it is gone."""
     try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split() or None
     except (OSError, IndexError):
         return None
 
 
+def process_state(pid):
+    """The state letter of process `pid` in /proc (R, S, T (stopped), Z, ...), None if it is gone."""
+    fields = stat_fields(pid)
+    return fields[0] if fields else None
+
+
 def cpu_seconds(pid):
     """The CPU time process `pid` has used, all its threads (user + system), 0 if it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = stat_fields(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else 0
 
 
 def running_share(pid, seconds, step=0.02):

@@ -13,7 +13,7 @@ from pathlib import Path
 import h5py
 import pytest
 
-from nqtest import BIN
+from nqtest import BIN, process_state
 
 REPO = Path(__file__).resolve().parents[2]
 SLURM_DIR = REPO / "slurm"
@@ -231,8 +231,10 @@ def job_ranks(job):
             if str(job).encode() not in cmdline or not any(a.endswith(b"nqueens") for a in cmdline):
                 continue
             environ = (proc / "environ").read_bytes().split(b"\0")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
+        except OSError:
+            continue
+        state = process_state(proc.name)
+        if state is None:
             continue
         ranks = [int(kv.split(b"=")[1]) for kv in environ if kv.startswith((b"PMIX_RANK=", b"OMPI_COMM_WORLD_RANK="))]
         found.append((int(proc.name), ranks[0] if ranks else None, state))
