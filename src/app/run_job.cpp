@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -80,23 +81,41 @@ std::string analysis_launcher() {
   return found.string();
 }
 
-// Temporary files `OUT.tmp-<pid>-<k>` left by a writer that was killed (kill -9, node crash)
-// while writing OUT. Called while holding the journal's lock, so no run of this job writes them.
+// A run that starts while this one holds the journal's lock may be creating the journal's
+// header (it then finds this journal and drops its own): such a temporary file is stale only
+// once it is this old.
+constexpr std::chrono::minutes kStaleHeaderAge{10};
+
+// Temporary files left by a run that was killed (kill -9, node crash) while writing:
+// `OUT.tmp-<pid>-<k>`, the result file (store::write_atomically), and `OUT.journal.tmp-<pid>`, a
+// new journal's header (store::Journal::create_file). Called while holding the journal's lock,
+// so no run of this job writes the former.
 void remove_stale_temp_files(const std::string& out) {
   const fs::path p(out);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const std::string prefix = p.filename().string() + ".tmp-";
+  const std::string result_prefix = p.filename().string() + ".tmp-";
+  const std::string header_prefix = p.filename().string() + ".journal.tmp-";
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  const auto after = [](const std::string& name, const std::string& prefix) -> std::optional<std::string> {
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    return name.substr(prefix.size());
+  };
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string rest = name.substr(prefix.size());   // <pid>-<k>
-    const auto dash = rest.find('-');
-    const auto digits = [](const std::string& s) {
-      return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-    };
-    if (dash == std::string::npos || !digits(rest.substr(0, dash)) || !digits(rest.substr(dash + 1))) continue;
     std::error_code rm;
+    if (const auto rest = after(name, result_prefix)) {   // <pid>-<k>
+      const auto dash = rest->find('-');
+      if (dash == std::string::npos || !digits(rest->substr(0, dash)) || !digits(rest->substr(dash + 1))) continue;
+    } else if (const auto pid = after(name, header_prefix)) {
+      if (!digits(*pid)) continue;
+      const auto written = fs::last_write_time(it->path(), rm);
+      if (rm || fs::file_time_type::clock::now() - written < kStaleHeaderAge) continue;
+    } else {
+      continue;
+    }
     if (it->is_regular_file(rm) && fs::remove(it->path(), rm))
       std::cerr << "nqueens: removed " << it->path().string() << " (left by an earlier run that was killed while writing)\n";
   }

@@ -106,7 +106,9 @@ class Journal {
  private:
   static constexpr int kOpenAttempts = 8;   // a journal removed or replaced while opened: try again
   void open_locked(Open open);
-  bool create_file(const JournalKey& key);   // false: another run's journal was there first
+  // Writes the header to PATH.tmp-<pid> and links it to PATH; false: another run's journal was
+  // there first. A kill in between leaves the temporary file (app::run_job removes it later).
+  bool create_file(const JournalKey& key);
   void read_header(const JournalKey& key);
   void scan(const core::StopFn& stop);
   void put(const std::uint8_t* data, std::size_t size) const;

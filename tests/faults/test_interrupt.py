@@ -255,3 +255,23 @@ def test_kill_9_of_the_master_while_it_writes_the_result_file(workdir, rng, boar
     p = finish_and_compare(boards_args(out), out, ref, boards=True)
     assert resumed_units(p.stderr) == attrs(out)["units_total"]   # everything was journaled before the write
     assert "removed" in p.stderr and ".tmp-" in p.stderr
+
+
+def test_a_journal_header_left_by_a_killed_run_goes_once_it_is_stale(workdir):
+    """A run killed while it creates its journal (the header written to OUT.journal.tmp-<pid>,
+    not yet linked: a window of one fsync, too short to strike at, so the test plants the file it
+    leaves) used to leave that file for good. The next run removes it once it is 10 minutes old
+    and says so. A younger one stays (a run starting beside this one may be creating it), and so
+    do files that only look alike."""
+    out = workdir / "c.h5"
+    stale, young = workdir / "c.h5.journal.tmp-4242", workdir / "c.h5.journal.tmp-4343"
+    alike = [workdir / "c.h5.journal.tmp-42x", workdir / "d.h5.journal.tmp-4242"]
+    for f in [stale, young, *alike]:
+        f.write_bytes(b"NQJOURNL")
+    hour_ago = os.stat(stale).st_mtime - 3600
+    for f in [stale, *alike]:
+        os.utime(f, (hour_ago, hour_ago))
+    p = run(["run", "--n", 10, "--out", out], check=0)
+    assert f"removed {stale}" in p.stderr, p.stderr
+    assert not stale.exists() and young.exists() and all(f.exists() for f in alike)
+    assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
