@@ -51,7 +51,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--lock-wait", o->lock_wait,
                   "seconds to wait for the journal when another process holds its lock (default 0: refuse at once); "
                   "a file server keeps the lock of a node that died until its lease ends (NFSv4: ~90 s)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(CLI::Range(0.0, kMaxLockWait));   // and not NaN: finalize_config
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);

@@ -56,6 +56,9 @@ void check_interval(double v, const char* flag, double hi) {
 bool valid_audit(double v) { return v >= 0 && v <= 1; }
 constexpr const char* kAuditRule = "must be a number from 0 to 1 (the share of units computed twice)";
 
+// --lock-wait (a flag only). NaN fails every comparison, so each rule here holds only for numbers.
+bool valid_lock_wait(double v) { return v >= 0 && v <= kMaxLockWait; }
+
 }  // namespace
 
 core::Shard parse_shard(const std::string& s, const std::string& what) {
@@ -121,6 +124,8 @@ void finalize_config(JobConfig& c) {
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
   if (!valid_audit(c.audit)) throw ExitError(kUsage, std::string("--audit ") + kAuditRule);
+  if (!valid_lock_wait(c.lock_wait))
+    throw ExitError(kUsage, "--lock-wait must be a number of seconds from 0 to " + std::to_string(static_cast<int>(kMaxLockWait)));
   if (c.out.empty())
     c.out = "results/nqueens-n" + std::to_string(p.n) + "-" + core::to_string(p.mode) +
             (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +

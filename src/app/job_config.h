@@ -6,6 +6,8 @@
 
 namespace nq::app {
 
+inline constexpr double kMaxLockWait = 86400;   // seconds: a day
+
 struct JobConfig {
   // n is required; depth 0: chosen from N (see default_run_depth); symmetry defaults to full
   // (the whole symmetry group, ~1/8 of the tree); boards (all | class) matters in boards mode only.

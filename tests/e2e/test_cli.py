@@ -52,6 +52,12 @@ def test_count_prints_totals_that_match_the_table(n):
     (["count", "8", "--depth", "9"], "depth 9 exceeds N = 8"),
     (["solve", "8", "--format", "xml"], "xml"),
     (["count", "8", "--bogus"], "--bogus"),
+    # Numbers that fail every comparison, or have no end (--out where nothing can be written:
+    # a run that got through would fail with exit 4, not 2). A NaN --lock-wait used to be taken,
+    # and its wait then spun for ever without polling the stop signals.
+    *[(["run", "--n", "8", "--out", "/proc/nq.h5", flag, value], flag)
+      for flag in ["--lock-wait", "--audit", "--progress-interval", "--checkpoint-interval"]
+      for value in ["nan", "-nan", "inf"]],
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
 ])
