@@ -1,5 +1,6 @@
 #include "core/job_params.h"
 #include <charconv>
+#include <limits>
 
 namespace nq::core {
 
@@ -18,7 +19,8 @@ Shard parse_shard(std::string_view s) {
     ok = second.ec == std::errc() && second.ptr == end;
   }
   if (!ok || shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
-    throw std::invalid_argument("shard '" + std::string(s) + "' must be i/n with 0 <= i < n (e.g. 0/4)");
+    throw std::invalid_argument("shard '" + std::string(s) + "' must be i/n with 0 <= i < n <= " +
+                                std::to_string(std::numeric_limits<int>::max()) + " (e.g. 0/4)");
   return shard;
 }
 

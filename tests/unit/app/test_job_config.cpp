@@ -91,7 +91,7 @@ TEST_F(JobFile, ErrorsNameTheFileTheKeyAndWhatIsWrong) {
       {"n = 8\nmode = \"fast\"\n", "key 'mode' = \"fast\" is not one of count, boards"},
       {"n = 8\nsymmetry = \"rotation\"\n", "key 'symmetry' = \"rotation\" is not one of none, mirror, full"},
       {"n = 8\nboards = \"classes\"\n", "key 'boards' = \"classes\" is not one of all, class"},
-      {"n = 8\nshard = \"4/4\"\n", "key 'shard': shard '4/4' must be i/n with 0 <= i < n (e.g. 0/4)"},
+      {"n = 8\nshard = \"4/4\"\n", "key 'shard': shard '4/4' must be i/n with 0 <= i < n <= 2147483647 (e.g. 0/4)"},
       {"n = 8\nshard = 2\n", "key 'shard' must be a string like \"0/4\""},
       {"n = 8\nprogress_interval = 0\n", "key 'progress_interval' must be a number of seconds in (0, 86400]"},
       {"n = 8\naudit = 1.5\n", "key 'audit' must be a number from 0 to 1"},
@@ -161,5 +161,5 @@ TEST(JobConfig, FinalizeRefusesJobsThatCannotRun) {
 TEST(JobConfig, AShardFlagIsAUsageErrorNamingTheFlag) {
   EXPECT_EQ(app::parse_shard("3/8", "--shard"), (core::Shard{3, 8}));
   EXPECT_EQ(usage_error([] { app::parse_shard("1/0", "--shard"); }),
-            "--shard: shard '1/0' must be i/n with 0 <= i < n (e.g. 0/4)");
+            "--shard: shard '1/0' must be i/n with 0 <= i < n <= 2147483647 (e.g. 0/4)");
 }

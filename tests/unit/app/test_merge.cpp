@@ -77,6 +77,14 @@ TEST_F(Merge, AMissingShardIsAGap) {
   EXPECT_EQ(refusal({files[0], files[3]}), refused("merge: shards missing (gap): 1, 2 of 4"));
 }
 
+TEST_F(Merge, AGapOfManyShardsNamesTheFirstTenAndCountsTheRest) {
+  // One shard of 2^31 - 1 (--shard takes it): the message used to list every other index,
+  // gigabytes, and the merge ended in std::bad_alloc.
+  const int count = 2147483647;
+  EXPECT_EQ(refusal({shard(kJob, 3, count), shard(kJob, 0, count)}),
+            refused("merge: shards missing (gap): 1, 2, 4, 5, 6, 7, 8, 9, 10, 11 and 2147483635 more of 2147483647"));
+}
+
 TEST_F(Merge, AShardGivenTwiceIsAnOverlap) {
   const auto files = shards(kJob, 2);
   EXPECT_EQ(refusal({files[0], files[1], files[0]}),

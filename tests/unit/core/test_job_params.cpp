@@ -82,9 +82,10 @@ TEST(Shard, ParsesIOfNAndRefusesEverythingElse) {
   EXPECT_EQ(parse_shard("0/1"), (Shard{0, 1}));
   EXPECT_EQ(parse_shard("3/4"), (Shard{3, 4}));
   EXPECT_EQ(to_string(parse_shard("12/100")), "12/100");
-  for (const char* bad : {"", "/", "1", "4/4", "-1/4", "0/0", "1/-2", "0/4x", " 0/4", "0//4", "a/4", "0/99999999999"})
+  EXPECT_EQ(parse_shard("0/2147483647"), (Shard{0, 2147483647}));   // the most shards: the refusal names it
+  for (const char* bad : {"", "/", "1", "4/4", "-1/4", "0/0", "1/-2", "0/4x", " 0/4", "0//4", "a/4", "0/99999999999", "0/2147483648"})
     EXPECT_EQ(error_of([&] { parse_shard(bad); }),
-              std::string("shard '") + bad + "' must be i/n with 0 <= i < n (e.g. 0/4)")
+              std::string("shard '") + bad + "' must be i/n with 0 <= i < n <= 2147483647 (e.g. 0/4)")
         << bad;
 }
 
