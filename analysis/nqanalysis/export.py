@@ -75,7 +75,7 @@ def export_units(rf, path):
 
 
 def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
-    n = rf.n
+    n = rf.board_size()
     has_class = "class_size" in rf.h5["boards"]
     has_unit = "unit" in rf.h5["boards"]
     header = ["index"] + (["unit"] if has_unit else []) + (["class_size"] if has_class else []) + \

@@ -215,7 +215,7 @@ def prefix_tables(n, placement, mult, sols, symmetry="mirror"):
 
 
 def plot_prefix(rf, un, path):
-    n = rf.n
+    n = rf.board_size()
     sym = rf.get("symmetry", "mirror")
     own, img, grid = prefix_tables(n, un["placement"], un["multiplicity"], un["solutions"], sym)
     ncols = 2 if grid is not None else 1
@@ -256,7 +256,7 @@ def plot_prefix(rf, un, path):
 def queen_heatmap_counts(rf, chunk_rows=1 << 17):
     """(n, n) counts of how often each square holds a queen over all solutions stored
     (for class files every class is expanded: each of the 8 transforms weighs class_size/8)."""
-    n = rf.n
+    n = rf.board_size()
     counts = np.zeros(n * n, dtype=np.float64)
     is_class = "class_size" in rf.h5["boards"]
     rows = np.arange(n)
@@ -275,7 +275,7 @@ def queen_heatmap_counts(rf, chunk_rows=1 << 17):
 
 
 def plot_queen_heatmap(rf, path):
-    n = rf.n
+    n = rf.board_size()
     counts = queen_heatmap_counts(rf)
     fig, ax = plt.subplots(layout="constrained", figsize=(6.5, 5.5))
     im = ax.imshow(counts, cmap="magma", origin="upper")
@@ -321,7 +321,7 @@ def draw_board(board, title, path):
 
 def board_for_plot(rf, index):
     """(board, description) or (None, reason to skip)."""
-    n = rf.n
+    n = rf.board_size()
     if rf.has_boards:
         S = rf.dataset("/boards/solutions").shape[0]
         if S == 0:

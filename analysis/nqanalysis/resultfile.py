@@ -2,6 +2,7 @@
 schema is the project's docs/file-format.md)."""
 
 import os
+import stat
 
 import numpy as np
 
@@ -77,6 +78,7 @@ UNIT_DATASETS = {
 BOARD_DATASETS = {"solutions": ("u8", 2), "class_size": ("u8", 1), "unit": ("u64", 1)}
 
 EMPTY_ROW = 0xFF   # /units/placement: the row is left to the search
+MAX_N = 32         # the largest board nqueens writes (core::kMaxN)
 
 KIND_DTYPES = {
     "i32": np.dtype("int32"), "i64": np.dtype("int64"), "u8": np.dtype("uint8"),
@@ -129,10 +131,16 @@ class ResultFile:
 
     def __init__(self, path):
         self.path = str(path)
-        if os.path.isdir(self.path):
+        try:
+            mode = os.stat(self.path).st_mode
+        except FileNotFoundError:
+            raise BadFileError(f"{self.path}: no such file") from None
+        except OSError as exc:
+            raise BadFileError(f"{self.path}: {exc.strerror or 'cannot stat'}") from None
+        if stat.S_ISDIR(mode):
             raise BadFileError(f"{self.path}: is a directory, not an nqueens result file")
-        if not os.path.exists(self.path):
-            raise BadFileError(f"{self.path}: no such file")
+        if not stat.S_ISREG(mode):   # a FIFO or a device: opening it would wait for a writer
+            raise BadFileError(f"{self.path}: not a regular file, so not an nqueens result file")
         try:
             self.h5 = h5py.File(self.path, "r")
         except OSError as exc:
@@ -154,9 +162,25 @@ class ResultFile:
                 raise BadFileError(f"{self.path}: not an nqueens result file "
                                    f"(root attribute 'format' is {what}, "
                                    f"expected '{FORMAT_NAME}')")
+            self._open_every_object(self.h5, "")
         except BaseException:
             self.h5.close()
             raise
+
+    def _open_every_object(self, group, prefix):
+        """Opens each group and dataset once (their headers, not their data): a damaged header
+        then reads as a damaged file here, for every command, instead of as a missing object or
+        an error deep in one of them."""
+        for key in group.keys():
+            path = f"{prefix}/{key}"
+            try:
+                obj = group[key]
+                if isinstance(obj, h5py.Dataset):
+                    obj.shape, obj.dtype  # noqa: B018 - read the header
+            except (KeyError, OSError, ValueError, TypeError, RuntimeError) as exc:
+                raise BadFileError(f"{self.path}: {path} is damaged ({_short(exc)})") from None
+            if isinstance(obj, h5py.Group):
+                self._open_every_object(obj, path)
 
     # -- context manager
     def __enter__(self):
@@ -224,6 +248,14 @@ class ResultFile:
     def n(self):
         return self.int_attr("n")
 
+    def board_size(self):
+        """n, for the commands that compute with it; BadFileError unless it is 1..MAX_N."""
+        n = self.int_attr("n")
+        if n is None or not 1 <= n <= MAX_N or isinstance(self.attrs.get("n"), (str, float)):
+            raise BadFileError(f"{self.path}: root attribute n = {self.attrs.get('n')!r} is not a board "
+                               f"size (1..{MAX_N})")
+        return n
+
     @property
     def mode(self):
         return self.get("mode")
@@ -272,8 +304,12 @@ class ResultFile:
         if "placement" not in self.h5["units"]:
             raise BadFileError(f"{self.path}: dataset /units/placement is missing")
         out = {k: self.read(f"/units/{k}") for k in UNIT_DATASETS}
+        for k, (_, rank) in UNIT_DATASETS.items():
+            if out[k].ndim != rank or len(out[k]) != len(out["id"]):
+                raise BadFileError(f"{self.path}: /units/{k} has shape {out[k].shape}, expected "
+                                   f"{len(out['id'])} rows (as /units/id) of rank {rank}")
         raw = out["placement"]
-        n = self.n
+        n = self.board_size()
         if raw.ndim != 2 or raw.shape[0] != len(out["id"]) or raw.shape[1] != n:
             raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, expected "
                                f"(units, n) = ({len(out['id'])}, {n})")

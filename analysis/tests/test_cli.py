@@ -1,10 +1,13 @@
 """The nqanalyze entry point: every subcommand has --help; errors are one line."""
 
 import os
+import subprocess
 
+import h5py
+import numpy as np
 import pytest
 
-from conftest import NQANALYZE, nq, nq_subprocess
+from conftest import NQANALYZE, copy_file, nq, nq_subprocess
 
 
 def test_wrapper_is_executable():
@@ -26,3 +29,63 @@ def test_top_level_help_and_usage_errors():
         r = nq(*args)
         assert r.rc == 2, (args, r)
         assert len(r.err.strip().splitlines()) == 1, (args, r.err)
+
+
+COMMANDS = {   # each subcommand with the arguments it needs besides the file
+    "summary": [], "verify": [], "scaling": ["--out", "{tmp}"], "plot": ["--out", "{tmp}/pl"],
+    "export": ["--csv", "{tmp}/ex"],
+}
+
+
+def every_command(path, tmp_path, runner=nq):
+    for cmd, extra in COMMANDS.items():
+        yield cmd, runner(cmd, path, *[a.format(tmp=tmp_path) for a in extra])
+
+
+def test_every_command_refuses_a_fifo_at_once(tmp_path):
+    # h5py opens a FIFO and waits for a writer: every command used to hang there.
+    fifo = tmp_path / "fifo.h5"
+    os.mkfifo(fifo)
+    for cmd, extra in COMMANDS.items():
+        r = subprocess.run([NQANALYZE, cmd, fifo, *[a.format(tmp=tmp_path) for a in extra]],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 3 and "not a regular file" in r.stderr, (cmd, r)
+
+
+def test_every_command_reads_a_damaged_object_header_as_a_damaged_file(runs, tmp_path):
+    # The header of /units/placement overwritten (a bad sector, a torn copy): verify and plot
+    # used to end in an internal error (a KeyError), and plot and export called it missing.
+    path = copy_file(runs["count10"], tmp_path, "damaged.h5")
+    with h5py.File(path, "r") as f:
+        header = h5py.h5o.get_info(f["units/placement"].id).addr
+    with open(path, "r+b") as fh:
+        fh.seek(header)
+        fh.write(b"\0\0\0\0")
+    for cmd, r in every_command(path, tmp_path):
+        assert r.rc == 3 and "/units/placement is damaged" in r.err.splitlines()[0], (cmd, r)
+        assert "internal error" not in r.err, (cmd, r)
+
+
+@pytest.mark.parametrize("n", ["twelve", np.uint64(2**63), np.int64(-1), np.uint32(0), np.uint32(33),
+                               np.array([10, 10], dtype="u4"), None], ids=repr)
+def test_plot_and_export_refuse_a_board_size_they_cannot_use(runs, tmp_path, n):
+    # Each used to end in an internal error (TypeError, OverflowError, ValueError).
+    path = copy_file(runs["count10"], tmp_path, "n.h5")
+    with h5py.File(path, "r+") as f:
+        if n is None:
+            del f.attrs["n"]
+        else:
+            f.attrs["n"] = n
+    for cmd in ["plot", "export"]:
+        r = nq(cmd, path, *[a.format(tmp=tmp_path) for a in COMMANDS[cmd]])
+        assert r.rc == 3 and "is not a board size (1..32)" in r.err, (cmd, r)
+
+
+def test_plot_and_export_refuse_unit_datasets_of_different_lengths(runs, tmp_path):
+    path = copy_file(runs["count10"], tmp_path, "short.h5")
+    with h5py.File(path, "r+") as f:
+        del f["units/solutions"]
+        f["units"].create_dataset("solutions", data=np.zeros(3, dtype="u8"))
+    for cmd in ["plot", "export"]:
+        r = nq(cmd, path, *[a.format(tmp=tmp_path) for a in COMMANDS[cmd]])
+        assert r.rc == 3 and "/units/solutions has shape (3,)" in r.err, (cmd, r)
