@@ -41,7 +41,14 @@ void ThreadPool::submit(std::vector<Task> tasks) {
     if (stopping_) return;
     for (auto& t : tasks) queue_.push_back(std::move(t));
   }
-  cv_.notify_all();
+  // One waiting thread woken a task, not all of them: with --threads 4096 (two cores), a
+  // notify_all a batch woke 4096 threads to fight for the lock, thousands of times, and the
+  // job made no progress and answered no signal.
+  if (tasks.size() >= threads_.size()) {
+    cv_.notify_all();
+  } else {
+    for (std::size_t i = 0; i < tasks.size(); ++i) cv_.notify_one();
+  }
 }
 
 void ThreadPool::stop() {

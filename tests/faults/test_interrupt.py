@@ -275,3 +275,18 @@ def test_a_journal_header_left_by_a_killed_run_goes_once_it_is_stale(workdir):
     assert f"removed {stale}" in p.stderr, p.stderr
     assert not stale.exists() and young.exists() and all(f.exists() for f in alike)
     assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
+
+
+@pytest.mark.parametrize("ranks", [None, 2], ids=["one-process", "2-ranks"])
+def test_a_rank_of_4096_threads_finishes_and_stops_on_a_signal(workdir, ranks):
+    """--threads takes up to 4096, far more than the cores here. Each batch of units used to wake
+    every thread of the rank to fight for one lock: on 2 cores a rank of 4096 threads never
+    finished a unit and never answered SIGTERM (1024 took 27 s for N = 10)."""
+    out = workdir / "t.h5"
+    p = run(["run", "--n", 10, "--threads", 4096, "--out", out], ranks=ranks, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert attrs(out)["total"] == KNOWN[10]["total"] and attrs(out)["threads"] == 4096
+    code, _, err = interrupt(["run", "--n", 13, "--threads", 4096, "--out", workdir / "s.h5",
+                              "--checkpoint-interval", CHECKPOINT], 0, signal.SIGTERM, 20, ranks=ranks, timeout=120)
+    assert code == EXIT["interrupted"], err
+    assert attrs(workdir / "s.h5")["status"] == "partial"
