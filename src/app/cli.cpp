@@ -2,6 +2,9 @@
 // of them with every error mapped to one line on stderr and a documented exit code
 // (app/exit_codes.h). main.cpp only calls run_command_line.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include "app/commands.h"
 #include "app/exit_codes.h"
@@ -30,6 +33,22 @@ CLI::Validator whole_number(const std::string& what, long long lo, long long hi)
 }
 
 CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::kMaxN); }
+
+namespace {
+// The command's exit code, unless what it wrote to stdout was lost (a full disk, a closed
+// stdout, a reader gone while SIGPIPE is ignored): then one line, and exit 4 instead of 0.
+// Every command used to exit 0 with its output gone.
+int checked_stdout(int code) {
+  errno = 0;
+  std::cout.flush();   // through stdio (synced): it flushes stdout, and its failure sets errno
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::cerr << "nqueens: error: cannot write the output to stdout"
+            << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+  return code == kOk ? kIoError : code;
+}
+}  // namespace
 
 int run_command_line(int argc, char** argv) {
   CLI::App cli{"nqueens: enumerate and count all solutions of the N-Queens puzzle"};
@@ -69,11 +88,13 @@ int run_command_line(int argc, char** argv) {
     std::cerr << "nqueens: error: " << e.what() << " (see nqueens --help)\n";
     return kUsage;
   }
+  int code = kOk;
   try {
-    return run();
+    code = run();
   } catch (...) {
-    return report_current_exception();
+    code = report_current_exception();
   }
+  return checked_stdout(code);
 }
 
 }  // namespace nq::app

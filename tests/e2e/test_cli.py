@@ -1,9 +1,10 @@
 """The classic behaviour and the CLI's error handling, on the real binary."""
 import json
+import subprocess
 
 import pytest
 
-from conftest import EXIT, KNOWN, run
+from conftest import EXIT, KNOWN, attrs, command, env, run, uses_mpi
 
 
 def test_solve_four_prints_the_classic_matrix():
@@ -91,3 +92,39 @@ def test_version_names_the_kernel_the_cpu_flags_allow():
         expected = "scalar"
     lines = run(["--version"], check=0).stdout.splitlines()
     assert len(lines) == 2 and lines[1] == f"kernel {expected} on this CPU", lines
+
+
+def test_output_that_cannot_be_written_is_an_io_error_not_success(workdir):
+    """stdout on a full disk, or closed: every command used to exit 0 with its output gone. Now
+    exit 4 and one line saying why; a run's result file is still written."""
+    out = workdir / "r.h5"
+    for args in (["solve", 8], ["solve", 10, "--all", "--format", "columns"], ["count", 12],
+                 ["run", "--n", 10, "--out", out], ["info", out]):
+        with open("/dev/full", "w") as full:
+            p = subprocess.run(command(args), env=env(None, uses_mpi(args, None)), stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=120)
+        assert p.returncode == EXIT["io"], (args, p.stderr)
+        # (the reason is known when the last flush fails; `solve --all` lost its writes earlier)
+        reason = "" if "--all" in args else ": No space left on device"
+        assert f"nqueens: error: cannot write the output to stdout{reason}" in p.stderr, (args, p.stderr)
+    assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
+    p = subprocess.run(["bash", "-c", 'exec "$@" >&-', "-", *command(["solve", 8])], env=env(mpi=False),
+                       stderr=subprocess.PIPE, text=True, timeout=120)
+    assert p.returncode == EXIT["io"] and "cannot write the output to stdout: Bad file descriptor" in p.stderr, p.stderr
+
+
+def test_solve_all_stops_when_its_reader_is_gone_and_sigpipe_is_ignored():
+    """Some launchers start programs with SIGPIPE ignored; a write then fails with EPIPE instead
+    of ending the process. `solve 20 --all` (39 billion boards) used to go on enumerating into
+    the closed pipe."""
+    proc = subprocess.Popen(command(["solve", 20, "--all", "--format", "columns"]), env=env(mpi=False),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            restore_signals=False)   # keep Python's SIG_IGN for SIGPIPE
+    try:
+        assert proc.stdout.readline().startswith("[")
+        proc.stdout.close()
+        proc.wait(timeout=60)
+    finally:
+        proc.kill()
+    err = proc.stderr.read()
+    assert proc.returncode == EXIT["io"] and "cannot write the output to stdout" in err, err
