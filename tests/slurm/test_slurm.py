@@ -280,3 +280,20 @@ def test_submit_fills_resources_and_user_options_win(tmp_path):
     bad = write_job(tmp_path, "bad.toml", mode="count")
     res = run([str(SLURM / "submit"), str(bad), "--dry-run"], cwd=tmp_path)
     assert res.returncode == 2 and "'n'" in res.stderr
+
+
+def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_path):
+    """`nqueens run` reads time_limit as a string: an integer one used to be submitted, and every
+    such job failed with exit 2 on the cluster. --shards 0 used to submit an unsharded job, and
+    --shards without a value went to sbatch."""
+    minutes = write_job(tmp_path, "m.toml", n=10, time_limit="90")
+    res = run([str(SLURM / "submit"), str(minutes), "--dry-run"], cwd=tmp_path)
+    assert res.returncode == 0 and "--time=90" in res.stderr, res.stderr
+    for value in ["5", "true"]:
+        job = tmp_path / f"t{value}.toml"
+        job.write_text(f"n = 10\ntime_limit = {value}\n")
+        res = run([str(SLURM / "submit"), str(job), "--dry-run"], cwd=tmp_path)
+        assert res.returncode == 2 and "key 'time_limit' must be a string" in res.stderr, (value, res.stderr)
+    for args in (["--shards", "0"], ["--shards=0"], ["--shards", "1"], ["--shards"]):
+        res = run([str(SLURM / "submit"), str(minutes), "--dry-run", *args], cwd=tmp_path)
+        assert res.returncode == 2 and "--shards needs a whole number >= 2" in res.stderr, (args, res.stderr)
