@@ -224,8 +224,11 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     a single run of the same job, unit by unit."""
     n = 14
     job = write_job(workdir, "n14.toml", n=n, mode="count", out="results/n14.h5")
-    res = run([str(SLURM / "submit"), str(job), "--shards", "3", "-n", "1", "-c", "1", "--time=5"],
-              cwd=workdir, env=env)
+    # Run in another directory, with a space in its name: the merge used to run in the submit
+    # directory (exit 3, no shards there), and the log paths were cut at the space.
+    rundir = workdir / "run dir"
+    res = run([str(SLURM / "submit"), str(job), "--shards", "3", "-n", "1", "-c", "1", "--time=5",
+               "--chdir", "run dir"], cwd=workdir, env=env)
     assert res.returncode == 0, res.stderr
     info = {}
     for line in res.stdout.splitlines():
@@ -234,7 +237,8 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     arr, merge = info["job"][0], info["merge-job"][0]
     jobs += [arr, merge]
     assert len(info["shard-result"]) == 3
-    assert info["result"] == [str(workdir / "results" / "n14.h5")]
+    assert info["result"] == [str(rundir / "results" / "n14.h5")]
+    assert info["log"] == [str(rundir / f"nq-{n}-{arr}_{i}.out") for i in range(3)], info
     single = sbatch(["-n", "1", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job),
                      "--out", "results/single.h5"], workdir, env, jobs)
 
@@ -256,6 +260,8 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     assert merged["_unit_solutions"] == one["_unit_solutions"]
     assert int(merged["units_total"]) == int(one["units_total"])
     assert "nqueens merge exited with code 0" in log_text(info["merge-log"][0])
+    for i, log in enumerate(info["log"]):   # one log a shard, named as submit printed it
+        assert "nqueens exited with code 0" in log_text(log), (i, log_text(log))
 
 
 def test_submit_fills_resources_and_user_options_win(tmp_path):
@@ -294,6 +300,12 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
         job.write_text(f"n = 10\ntime_limit = {value}\n")
         res = run([str(SLURM / "submit"), str(job), "--dry-run"], cwd=tmp_path)
         assert res.returncode == 2 and "key 'time_limit' must be a string" in res.stderr, (value, res.stderr)
+    # The merge gets the user's sbatch options too, and the paths follow --chdir.
+    res = run([str(SLURM / "submit"), str(minutes), "--dry-run", "--shards", "2", "-p", "debug", "-D", "sub"],
+              cwd=tmp_path)
+    merge_cmd = [line for line in res.stderr.splitlines() if "merge.sbatch" in line]
+    assert res.returncode == 0 and len(merge_cmd) == 1 and "-p debug -D sub" in merge_cmd[0], res.stderr
+    assert f"result {tmp_path / 'sub' / 'results' / 'nqueens-n10-count.h5'}" in res.stdout, res.stdout
     for args in (["--shards", "0"], ["--shards=0"], ["--shards", "1"], ["--shards"]):
         res = run([str(SLURM / "submit"), str(minutes), "--dry-run", *args], cwd=tmp_path)
         assert res.returncode == 2 and "--shards needs a whole number >= 2" in res.stderr, (args, res.stderr)
