@@ -310,7 +310,7 @@ class ResultFile:
                                    f"{len(out['id'])} rows (as /units/id) of rank {rank}")
         raw = out["placement"]
         n = self.board_size()
-        if raw.ndim != 2 or raw.shape[0] != len(out["id"]) or raw.shape[1] != n:
+        if raw.shape[1] != n:   # (its rank and rows are checked above with the others')
             raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, expected "
                                f"(units, n) = ({len(out['id'])}, {n})")
         pl = raw.astype(np.int16)
