@@ -108,6 +108,23 @@ def test_complete_result_is_never_overwritten_without_force(workdir):
     assert attrs(out)["n"] == 9
 
 
+@pytest.mark.parametrize("ranks", [None, 3])
+def test_status_file_holds_the_exit_code_of_the_run(workdir, ranks):
+    """`--status-file F`: rank 0 writes the run's exit code to F as it ends (slurm/nqueens.sbatch
+    takes srun's exit code 0 only with a 0 there). It replaces what F held; a status file that
+    cannot be written is a warning, and the run's own result and exit code stand."""
+    out, status = workdir / "r.h5", workdir / "status"
+    status.write_text("stale\n")
+    run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=0)
+    assert status.read_text() == "0\n"
+    run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=EXIT["refused"])
+    assert status.read_text() == f"{EXIT['refused']}\n"
+    lost = workdir / "no-such-dir" / "status"
+    p = run(["run", "--n", 9, "--out", workdir / "r2.h5", "--status-file", lost], ranks=ranks, check=0)
+    assert f"nqueens: warning: cannot write the status file {lost} (--status-file)" in p.stderr, p.stderr
+    assert attrs(workdir / "r2.h5")["total"] == KNOWN[9]["total"]
+
+
 def test_foreign_file_at_output_is_not_overwritten(workdir):
     out = workdir / "foreign.h5"
     with h5py.File(out, "w") as f:

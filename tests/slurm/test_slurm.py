@@ -147,6 +147,47 @@ def test_start_up_relaunches_are_bounded(cluster, env, nqueens_bin, workdir, job
     assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "139:0", rec
 
 
+def slurmd_spool_dir():
+    out = SL.run(["scontrol", "show", "config"]).stdout
+    return Path(re.search(r"^SlurmdSpoolDir\s*=\s*(\S+)", out, re.M).group(1))
+
+
+@pytest.mark.parametrize("retries", [None, "0"])
+def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env, workdir, jobs, retries):
+    """srun returns 0 for a step whose launch failed ("task 0 launch failed"): Slurm 22.05 does
+    when a requeued job starts while slurmd still holds the previous run's PMIx socket
+    (`scontrol update JobId=ID StartTime=now` right after a requeue). Such a job used to end
+    COMPLETED, exit 0, with its result file partial or missing. Here step 0's launch fails the
+    same way, for certain: a file already sits at the path of its PMIx socket. The script must
+    see that nqueens never ended its run, launch it again (step 1) and finish with the exact
+    count; with NQ_START_RETRIES=0 it must fail the job with exit 7."""
+    job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
+    e = dict(env, **({"NQ_START_RETRIES": retries} if retries else {}))
+    jid = SL.sbatch(["--hold", "-n", "2", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job)],
+                    workdir, e, jobs)
+    squatter = slurmd_spool_dir() / f"stepd.slurm.pmix.{jid}.0"
+    squatter.write_text("")
+    try:
+        assert SL.run(["scontrol", "release", jid]).returncode == 0
+        (rec,) = SL.wait_jobs([jid], timeout=120)
+    finally:
+        squatter.unlink(missing_ok=True)
+    log = log_text(workdir / f"nqueens-{jid}.out")
+    assert "task 0 launch failed" in log, log   # the launch really failed, and srun said so
+    assert "srun returned 0 after" in log and "but nqueens did not end its run" in log, log
+    result = workdir / "results" / "n11.h5"
+    if retries is None:
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
+        assert "launching again in 5 s (1 of 2)" in log, log
+        assert "nqueens exited with code 0" in log, log
+        assert_complete(result, 11, ranks=2)
+    else:
+        assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "7:0", f"{rec}\n{log}"
+        assert "no launches left (NQ_START_RETRIES=0): exit 7" in log, log
+        assert not result.exists()
+    assert not list(workdir.glob(".nqueens-*.status")), "the status file outlived the job"
+
+
 def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     """(c) The time limit strikes mid-run: the warning signal makes nqueens checkpoint (exit 75),
     the script requeues the job, and the rerun resumes and finishes with the exact count
