@@ -16,11 +16,12 @@
 namespace nq::app {
 
 namespace {
-// `run --status-file`: the exit code, one line. Failing to write it is a warning, not a new exit
-// code: the run's own result stands (slurm/nqueens.sbatch checks that it can create the file).
-void write_status_file(const std::string& path, int code) {
+// `run --status-file`: one line, the exit code and the units this run journaled. Failing to write
+// it is a warning, not a new exit code: the run's own result stands (slurm/nqueens.sbatch checks
+// that it can create the file).
+void write_status_file(const std::string& path, const RunEnd& end) {
   std::ofstream f(path, std::ios::trunc);
-  f << code << "\n";
+  f << end.code << " " << end.units_finished << "\n";
   f.close();
   if (!f) std::cerr << "nqueens: warning: cannot write the status file " << path << " (--status-file)\n";
 }
@@ -65,8 +66,9 @@ void add_run_command(CLI::App& cli, Runner& run) {
                   "a file server keeps the lock of a node that died until its lease ends (NFSv4: ~90 s)")
       ->check(CLI::Range(0.0, kMaxLockWait));   // and not NaN: finalize_config
   cmd->add_option("--status-file", o->status_file,
-                  "rank 0 writes the run's exit code to this file as the run ends: a batch script that finds "
-                  "no code there knows the run never got that far (e.g. srun reported a failed launch as success)");
+                  "rank 0 writes the run's exit code and the units it journaled (one line: CODE UNITS) to this file "
+                  "as the run ends: a batch script that finds no code there knows the run never got that far "
+                  "(e.g. srun reported a failed launch as success)");
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
@@ -88,17 +90,17 @@ void add_run_command(CLI::App& cli, Runner& run) {
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();
       const cluster::MpiSession mpi;
-      int code = kOk;
+      RunEnd end;
       try {
-        code = run_job(std::move(c), mpi);
+        end = run_job(std::move(c), mpi);
       } catch (...) {
         // The other ranks wait for this one: end them all, or the job hangs until its limit.
         if (mpi.size() > 1)
           mpi.abort(report_current_exception("rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": "));
-        code = report_current_exception();
+        end.code = report_current_exception();
       }
-      if (o->status_file && mpi.rank() == 0) write_status_file(*o->status_file, code);
-      return code;
+      if (o->status_file && mpi.rank() == 0) write_status_file(*o->status_file, end);
+      return end.code;
     };
   });
 }

@@ -137,7 +137,7 @@ class MasterSession : public cluster::MasterHooks {
 
   // Checks the output, opens (or resumes) the journal. Throws ExitError.
   proto::JobSpec prepare();
-  int run(const proto::JobSpec& job);
+  RunEnd run(const proto::JobSpec& job);
 
   // MasterHooks
   void on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) override;
@@ -181,6 +181,7 @@ class MasterSession : public cluster::MasterHooks {
   std::string start_time_ = utc_now();
   std::chrono::steady_clock::time_point run_start_;
   int code_ = kInternal;   // set by on_finished
+  std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and journaled by it
 };
 
 proto::JobSpec MasterSession::prepare() {
@@ -392,8 +393,9 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
   progress_->report(before + p.units_done, units_in_shard_, p.solutions, p.seconds);
 }
 
-int MasterSession::run(const proto::JobSpec& job) {
+RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
+  resumed_ = records_.size();
   const std::uint64_t to_do = units_in_shard_ - records_.size();
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
@@ -407,7 +409,7 @@ int MasterSession::run(const proto::JobSpec& job) {
               << "ending the job with MPI_Abort (exit " << code_ << ")\n";
     mpi_.abort(code_);
   }
-  return code_;
+  return {code_, finished_};
 }
 
 int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
@@ -417,6 +419,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
   const std::size_t done = records_.size();
+  finished_ = done - resumed_;
   store::RunInfo info;
   info.program_version = kProgramVersion;
   info.git_commit = kGitCommit;
@@ -542,12 +545,12 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
 
 }  // namespace
 
-int run_job(JobConfig config, const cluster::MpiSession& mpi) {
+RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
   const auto warnings = mpi.gather_warnings();   // collective: every rank takes part
   if (mpi.rank() != 0) {
     install_worker_signals();
     cluster::run_worker(mpi);
-    return kOk;
+    return {};
   }
   for (const auto& w : warnings) std::cerr << "nqueens: warning: " << w << "\n";
   install_master_signals();
@@ -559,7 +562,7 @@ int run_job(JobConfig config, const cluster::MpiSession& mpi) {
     job = session->prepare();
   } catch (...) {
     cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
-    return report_current_exception();
+    return {report_current_exception()};
   }
   return session->run(job);
 }

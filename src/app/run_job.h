@@ -2,13 +2,21 @@
 // overwrite a complete result, resuming from the journal), runs the master, journals every
 // checked batch, and writes the HDF5 result file (complete, or partial on a stop signal).
 #pragma once
+#include <cstdint>
 #include "app/job_config.h"
 #include "cluster/runtime.h"
 
 namespace nq::app {
 
-// Returns the process exit code (app/exit_codes.h) on every rank. An exception that escapes
-// leaves the job's ranks out of step: the caller must end the job (MpiSession::abort).
-int run_job(JobConfig config, const cluster::MpiSession& mpi);
+// How a run ended, on every rank: the process exit code (app/exit_codes.h) and, on rank 0, the
+// units this run journaled (not those a resume found done; 0 on the other ranks).
+struct RunEnd {
+  int code = 0;
+  std::uint64_t units_finished = 0;
+};
+
+// An exception that escapes leaves the job's ranks out of step: the caller must end the job
+// (MpiSession::abort).
+RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi);
 
 }  // namespace nq::app

@@ -110,15 +110,16 @@ def test_complete_result_is_never_overwritten_without_force(workdir):
 
 @pytest.mark.parametrize("ranks", [None, 3])
 def test_status_file_holds_the_exit_code_of_the_run(workdir, ranks):
-    """`--status-file F`: rank 0 writes the run's exit code to F as it ends (slurm/nqueens.sbatch
-    takes srun's exit code 0 only with a 0 there). It replaces what F held; a status file that
-    cannot be written is a warning, and the run's own result and exit code stand."""
+    """`--status-file F`: rank 0 writes the run's exit code and the units it journaled to F as it
+    ends (slurm/nqueens.sbatch takes srun's exit code 0 only with a 0 there). It replaces what F
+    held; a status file that cannot be written is a warning, and the run's own result and exit
+    code stand. (A resumed run counts only its own units: faults/test_interrupt.py.)"""
     out, status = workdir / "r.h5", workdir / "status"
     status.write_text("stale\n")
     run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=0)
-    assert status.read_text() == "0\n"
+    assert status.read_text() == f"0 {attrs(out)['units_total']}\n"
     run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=EXIT["refused"])
-    assert status.read_text() == f"{EXIT['refused']}\n"
+    assert status.read_text() == f"{EXIT['refused']} 0\n"
     lost = workdir / "no-such-dir" / "status"
     p = run(["run", "--n", 9, "--out", workdir / "r2.h5", "--status-file", lost], ranks=ranks, check=0)
     assert f"nqueens: warning: cannot write the status file {lost} (--status-file)" in p.stderr, p.stderr

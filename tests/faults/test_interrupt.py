@@ -277,6 +277,22 @@ def test_a_journal_header_left_by_a_killed_run_goes_once_it_is_stale(workdir):
     assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
 
 
+def test_the_status_file_counts_the_units_of_this_run_not_of_the_resume(workdir):
+    """`run --status-file`: an interrupted run writes 75 and the units it journaled; its resume
+    writes 0 and only the units it added (slurm/nqueens.sbatch stops requeueing a job whose runs
+    journal none)."""
+    out, status = workdir / "s.h5", workdir / "status"
+    args = ["run", "--n", 12, "--out", out, "--status-file", status, "--checkpoint-interval", CHECKPOINT]
+    code, _, err = interrupt(args, 0, signal.SIGTERM, 20)
+    assert code == EXIT["interrupted"], err
+    done = attrs(out)["units_done"]
+    assert 20 <= done < attrs(out)["units_total"]
+    assert status.read_text() == f"{EXIT['interrupted']} {done}\n"
+    run(args, ranks=3, check=0)
+    assert attrs(out)["total"] == KNOWN[12]["total"]
+    assert status.read_text() == f"0 {attrs(out)['units_total'] - done}\n"
+
+
 @pytest.mark.parametrize("ranks", [None, 2], ids=["one-process", "2-ranks"])
 def test_a_rank_of_4096_threads_finishes_and_stops_on_a_signal(workdir, ranks):
     """--threads takes up to 4096, far more than the cores here. Each batch of units used to wake

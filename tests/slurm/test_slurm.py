@@ -199,24 +199,48 @@ def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     assert_complete(result, n, ranks=2)
 
 
-def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it(cluster, env, workdir, jobs):
+def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_rerun_without_progress(
+        cluster, env, workdir, jobs):
     """N = 27 with 2 pre-placed rows: units of hours each. Once a worker has had a second of CPU
     on its units, the time-limit warning (sent here as the script's header says:
     `scancel --signal=USR1 --batch`) ends the step within seconds, exit 75, and the script
     requeues the job. The ranks used to finish the units in their hands first: such a job ran
-    into its time limit, was killed there (KillWait) and was never requeued."""
+    into its time limit, was killed there (KillWait) and was never requeued.
+    The rerun is warned the same way before it journals a unit: two runs in a row without one
+    mean the time limit leaves no room for this job's units, so the script does not requeue it
+    again (exit 75, partial file kept). It used to requeue such a job for ever."""
     job = write_job(workdir, "n27.toml", n=27, depth=2, mode="count", out="results/n27.h5")
     jid = SL.sbatch(["-n", "2", "-c", "1", "--time=10", str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
     log = workdir / f"nqueens-{jid}.out"
-    wait_until(lambda: any(rank == 1 and cpu_seconds(pid) >= 1 for pid, rank, _ in job_ranks(job)),
-               "a second of CPU on the worker's units", timeout=120)
-    assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
+    idle = workdir / f".nqueens-{jid}.idle"
+
+    def warn_once_the_worker_computes():
+        wait_until(lambda: any(rank == 1 and cpu_seconds(pid) >= 1 for pid, rank, _ in job_ranks(job)),
+                   "a second of CPU on the worker's units", timeout=120)
+        assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
+
+    warn_once_the_worker_computes()
     wait_until(lambda: "job requeued" in log.read_text(), lambda: f"the requeue within 60 s:\n{log_text(log)}",
                timeout=60, step=0.5)
     text = log_text(log)
     assert "stopped by signal 10: 0 of" in text, text
     assert attrs(workdir / "results" / "n27.h5")["status"] == "partial"
-    SL.cancel([jid])
+    assert idle.exists(), text   # the first run journaled no unit
+
+    # The rerun, started early once the node has let the first run go (slurmtest.Slurm.wait_jobs).
+    wait_until(lambda: SL.job_records(jid)[0].get("Reason") == "BeginTime" and SL.nodes_released(),
+               "the requeued job pending, its node free", timeout=60, step=0.5)
+    time.sleep(3)
+    assert SL.run(["scontrol", "update", f"JobId={jid}", "StartTime=now"]).returncode == 0
+    wait_until(lambda: "start (restart 1)" in log.read_text(), "the rerun's start", timeout=60, step=0.5)
+    warn_once_the_worker_computes()
+    (rec,) = SL.wait_jobs([jid], timeout=60)
+    text = log_text(log)
+    assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "75:0" and rec["Restarts"] == "1", f"{rec}\n{text}"
+    assert text.count("job requeued") == 1, text
+    assert "this run journaled no unit, nor did the one before" in text and "resubmit with a longer --time" in text, text
+    assert attrs(workdir / "results" / "n27.h5")["status"] == "partial"
+    assert not idle.exists() and not list(workdir.glob(".nqueens-*")), list(workdir.glob(".nqueens-*"))
 
 
 def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens_bin, workdir, jobs):
