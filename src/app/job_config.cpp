@@ -1,5 +1,6 @@
 #include "app/job_config.h"
 #include <toml++/toml.h>
+#include <climits>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -130,6 +131,15 @@ void finalize_config(JobConfig& c) {
     c.out = "results/nqueens-n" + std::to_string(p.n) + "-" + core::to_string(p.mode) +
             (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +
             ".h5";
+  // A name that leaves no room for the longest name nqueens puts beside OUT,
+  // OUT.journal.tmp-<pid> (store::Journal::create_file; a pid has at most 7 digits), failed
+  // with exit 4 when the journal was created.
+  constexpr std::size_t kLongestSuffix = sizeof(".journal.tmp-") - 1 + 7;
+  const std::size_t name = std::filesystem::path(c.out).filename().string().size();
+  if (name + kLongestSuffix > NAME_MAX)
+    throw ExitError(kUsage, "the result file's name is " + std::to_string(name) + " bytes long; at most " +
+                                std::to_string(NAME_MAX - kLongestSuffix) +
+                                " fit (nqueens writes OUT.journal.tmp-<pid> beside it): give --out a shorter name");
 }
 
 }  // namespace nq::app

@@ -59,6 +59,9 @@ def test_count_prints_totals_that_match_the_table(n):
     *[(["run", "--n", "8", "--out", "/proc/nq.h5", flag, value], flag)
       for flag in ["--lock-wait", "--audit", "--progress-interval", "--checkpoint-interval"]
       for value in ["nan", "-nan", "inf"]],
+    # A result file name with no room for OUT.journal.tmp-<pid> beside it (it failed with exit 4
+    # when the journal was created; 235 bytes work: test_run.py).
+    (["run", "--n", "8", "--out", "r" * 236], "name is 236 bytes long; at most 235 fit"),
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
 ])

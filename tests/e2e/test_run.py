@@ -126,6 +126,14 @@ def test_status_file_holds_the_exit_code_of_the_run(workdir, ranks):
     assert attrs(workdir / "r2.h5")["total"] == KNOWN[9]["total"]
 
 
+def test_the_longest_result_file_name_that_fits_works(workdir):
+    """235 bytes: with OUT.journal.tmp-<pid> (7-digit pid) beside it, 255 (NAME_MAX). One byte
+    more is refused up front (test_cli.py)."""
+    out = workdir / ("r" * 235)
+    run(["run", "--n", 8, "--out", out], ranks=2, check=0)
+    assert attrs(out)["total"] == KNOWN[8]["total"]
+
+
 def test_foreign_file_at_output_is_not_overwritten(workdir):
     out = workdir / "foreign.h5"
     with h5py.File(out, "w") as f:

@@ -241,6 +241,11 @@ def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_
     assert "this run journaled no unit, nor did the one before" in text and "resubmit with a longer --time" in text, text
     assert attrs(workdir / "results" / "n27.h5")["status"] == "partial"
     assert not idle.exists() and not list(workdir.glob(".nqueens-*")), list(workdir.glob(".nqueens-*"))
+    # Every line of the script has its time, also those after the requeue's SIGTERM (a `$(date)`
+    # subshell used to lose it now and then).
+    stamped = re.compile(rf"^\[nqueens\.sbatch \d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\dZ job {jid}\] ")
+    lines = [l for l in text.splitlines() if l.startswith("[nqueens.sbatch")]
+    assert lines and all(stamped.match(l) for l in lines), text
 
 
 def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens_bin, workdir, jobs):
