@@ -379,3 +379,16 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
     for args in (["--shards", "0"], ["--shards=0"], ["--shards", "1"], ["--shards"]):
         res = run([str(SLURM / "submit"), str(minutes), "--dry-run", *args], cwd=tmp_path)
         assert res.returncode == 2 and "--shards needs a whole number >= 2" in res.stderr, (args, res.stderr)
+
+
+@pytest.mark.parametrize("opt", [["--status-file", "s"], ["--status-file=s"]])
+def test_the_script_refuses_a_status_file_of_the_users_own(tmp_path, nqueens_bin, opt):
+    """The script checks the end of every run with its own `run --status-file`: a second one
+    would make nqueens refuse both (exit 2 from every rank, launched for nothing), so the script
+    refuses it first, before any srun. (Run outside Slurm: it stops before it needs the cluster.)"""
+    job = write_job(tmp_path, "n8.toml", n=8, mode="count")
+    res = run(["bash", str(SLURM / "nqueens.sbatch"), str(job), *opt], cwd=tmp_path,
+              env=dict(os.environ, NQUEENS_BIN=str(nqueens_bin), SLURM_JOB_ID="4242"))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "error: --status-file is this script's own" in res.stdout and "command:" not in res.stdout, res.stdout
+    assert not list(tmp_path.glob(".nqueens-*")) and not (tmp_path / "s").exists()
