@@ -100,6 +100,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
         end.code = report_current_exception();
       }
       if (o->status_file && mpi.rank() == 0) write_status_file(*o->status_file, end);
+      if (end.abort_job) mpi.abort(end.code);
       return end.code;
     };
   });

@@ -407,7 +407,7 @@ RunEnd MasterSession::run(const proto::JobSpec& job) {
     std::cerr << "nqueens: rank(s) " << ranks << " did not answer the stop (hung, stopped or cut off); "
               << (code_ == kOk ? "the result file is complete; " : "")
               << "ending the job with MPI_Abort (exit " << code_ << ")\n";
-    mpi_.abort(code_);
+    return {code_, finished_, true};
   }
   return {code_, finished_};
 }

@@ -9,10 +9,13 @@
 namespace nq::app {
 
 // How a run ended, on every rank: the process exit code (app/exit_codes.h) and, on rank 0, the
-// units this run journaled (not those a resume found done; 0 on the other ranks).
+// units this run journaled (not those a resume found done; 0 on the other ranks). abort_job: some
+// ranks did not answer the stop, so the caller must end the job with MpiSession::abort(code)
+// (MPI_Finalize would wait for them for ever) once it has recorded the end.
 struct RunEnd {
   int code = 0;
   std::uint64_t units_finished = 0;
+  bool abort_job = false;
 };
 
 // An exception that escapes leaves the job's ranks out of step: the caller must end the job

@@ -116,8 +116,8 @@ def test_an_undecodable_result_message_is_rejected_and_recomputed(workdir, rng, 
 def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdir, rng, reference):
     # Rank 2 stops answering (sleeps for ever, sends nothing) at its first unit >= uid.
     uid = rng.randrange(int(attrs(reference)["units_total"]) // 4)
-    out = workdir / "h.h5"
-    proc = start(args(out), ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"hang:{uid}@2"})
+    out, status = workdir / "h.h5", workdir / "status"
+    proc = start(args(out, N, "--status-file", status), ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"hang:{uid}@2"})
     t0 = time.monotonic()
     try:
         pids = [pid_of_rank(proc, r) for r in range(3)]
@@ -140,6 +140,9 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
     assert "note     1 worker rank(s) stopped answering" in stdout
     assert_no_rank_left(pids)
     assert_same_result(out, reference)
+    # The end is recorded before MPI_Abort (with exit code 0 and no record, slurm/nqueens.sbatch
+    # would take the run for a launch that failed).
+    assert status.read_text() == f"0 {attrs(out)['units_total']}\n"
     if launcher_failed:
         pytest.xfail(launcher_failed)
 
