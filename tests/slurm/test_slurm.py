@@ -152,40 +152,53 @@ def slurmd_spool_dir():
     return Path(re.search(r"^SlurmdSpoolDir\s*=\s*(\S+)", out, re.M).group(1))
 
 
-@pytest.mark.parametrize("retries", [None, "0"])
-def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env, workdir, jobs, retries):
+@pytest.mark.parametrize("case", ["relaunched", "no-relaunch", "warned-meanwhile"])
+def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env, workdir, jobs, case):
     """srun returns 0 for a step whose launch failed ("task 0 launch failed"): Slurm 22.05 does
     when a requeued job starts while slurmd still holds the previous run's PMIx socket
     (`scontrol update JobId=ID StartTime=now` right after a requeue). Such a job used to end
     COMPLETED, exit 0, with its result file partial or missing. Here step 0's launch fails the
     same way, for certain: a file already sits at the path of its PMIx socket. The script must
-    see that nqueens never ended its run, launch it again (step 1) and finish with the exact
-    count; with NQ_START_RETRIES=0 it must fail the job with exit 7."""
+    see that nqueens never ended its run and launch it again (step 1), finishing with the exact
+    count; with NQ_START_RETRIES=0 fail the job with exit 7; and when the time-limit warning
+    comes while it waits to relaunch, end the wait at once and requeue the job (exit 75)."""
     job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
-    e = dict(env, **({"NQ_START_RETRIES": retries} if retries else {}))
+    extra = {"relaunched": {}, "no-relaunch": {"NQ_START_RETRIES": "0"},
+             "warned-meanwhile": {"NQ_RELAUNCH_DELAY": "600"}}[case]
     jid = SL.sbatch(["--hold", "-n", "2", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job)],
-                    workdir, e, jobs)
+                    workdir, dict(env, **extra), jobs)
+    log = workdir / f"nqueens-{jid}.out"
     squatter = slurmd_spool_dir() / f"stepd.slurm.pmix.{jid}.0"
     squatter.write_text("")
     try:
         assert SL.run(["scontrol", "release", jid]).returncode == 0
+        if case == "warned-meanwhile":
+            wait_until(lambda: log.is_file() and "launching again in 600 s" in log.read_text(),
+                       lambda: f"the wait to relaunch:\n{log_text(log)}", timeout=60, step=0.2)
+            assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
+            wait_until(lambda: "job requeued" in log.read_text(), lambda: f"the requeue:\n{log_text(log)}",
+                       timeout=60, step=0.2)
+            SL.cancel([jid])
         (rec,) = SL.wait_jobs([jid], timeout=120)
     finally:
         squatter.unlink(missing_ok=True)
-    log = log_text(workdir / f"nqueens-{jid}.out")
-    assert "task 0 launch failed" in log, log   # the launch really failed, and srun said so
-    assert "srun returned 0 after" in log and "but nqueens did not end its run" in log, log
+    text = log_text(log)
+    assert "task 0 launch failed" in text, text   # the launch really failed, and srun said so
+    assert "srun returned 0 after" in text and "but nqueens did not end its run" in text, text
     result = workdir / "results" / "n11.h5"
-    if retries is None:
-        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{log}"
-        assert "launching again in 5 s (1 of 2)" in log, log
-        assert "nqueens exited with code 0" in log, log
+    if case == "relaunched":
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{text}"
+        assert "launching again in 5 s (1 of 2)" in text, text
+        assert "nqueens exited with code 0" in text, text
         assert_complete(result, 11, ranks=2)
-    else:
-        assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "7:0", f"{rec}\n{log}"
-        assert "no launches left (NQ_START_RETRIES=0): exit 7" in log, log
+    elif case == "no-relaunch":
+        assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "7:0", f"{rec}\n{text}"
+        assert "no launches left (NQ_START_RETRIES=0): exit 7" in text, text
         assert not result.exists()
-    assert not list(workdir.glob(".nqueens-*.status")), "the status file outlived the job"
+    else:
+        assert "SIGUSR1 came meanwhile: counted as interrupted (exit 75)" in text, text
+        assert text.count("srun returned 0 after") == 1 and not result.exists(), text   # no second launch
+    assert not list(workdir.glob(".nqueens-*")), "the status file outlived the job"
 
 
 def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
