@@ -201,6 +201,38 @@ def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env
     assert not list(workdir.glob(".nqueens-*")), "the status file outlived the job"
 
 
+def test_a_finished_run_in_a_full_working_directory_stays_finished(cluster, env, workdir, jobs):
+    """The status file lives in the working directory. On a full disk (or a used-up quota) an
+    empty file can still be created but not written: rank 0's line was lost, the script took the
+    finished run for a failed launch and relaunched it (exit 5: "already holds a complete
+    result"; with --force the job was computed three times). The script now writes a placeholder
+    first, finds the disk full there, and leaves exit code 0 unchecked, saying so."""
+    full = workdir / "full"
+    full.mkdir()
+    assert run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(full)]).returncode == 0
+    try:
+        fd = os.open(full / "filler", os.O_WRONLY | os.O_CREAT)
+        try:
+            while os.write(fd, b"\0" * 4096):
+                pass
+        except OSError:   # full
+            pass
+        finally:
+            os.close(fd)
+        job = write_job(workdir, "n11.toml", n=11, mode="count", out=str(workdir / "results" / "n11.h5"))
+        log = workdir / "log.out"
+        jid = sbatch(["-D", str(full), "-o", str(log), "-n", "1", "-c", "1", "--time=5",
+                      str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+        (rec,) = wait_jobs([jid], timeout=120)
+        text = log_text(log)
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{text}"
+        assert "warning: cannot write" in text and "launching again" not in text, text
+        assert text.count("nqueens exited with code 0") == 1, text
+        assert_complete(workdir / "results" / "n11.h5", 11)
+    finally:
+        run(["umount", str(full)])
+
+
 def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     """(c) The time limit strikes mid-run: the warning signal makes nqueens checkpoint (exit 75),
     the script requeues the job, and the rerun resumes and finishes with the exact count
@@ -347,6 +379,44 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
         assert "nqueens exited with code 0" in log_text(log), (i, log_text(log))
 
 
+def test_submit_wait_says_how_the_job_ended_and_logs_land_where_asked(cluster, env, workdir, jobs):
+    """slurm/submit --wait returns the job's exit code and says how it ended (a refused job used to
+    give "sbatch failed" and no job, log or result lines); the directory of a user's --output is
+    created (sbatch does not: the job failed with no log anywhere); a shard log named with %a is
+    printed with each task's index (it printed 4294967294, the pending array's placeholder)."""
+    job = write_job(workdir, "n10.toml", n=10, mode="count", out="results/n10.h5")
+
+    def submit(*args):
+        res = run([str(SLURM / "submit"), str(job), "--wait", "-c", "1", "--time=5", *args], cwd=workdir,
+                  env=env, timeout=180)
+        lines = {}
+        for line in res.stdout.splitlines():
+            key, _, val = line.partition(" ")
+            lines.setdefault(key, []).append(val)
+        jobs.extend(lines.get("job", []) + lines.get("merge-job", []))
+        return res, lines
+
+    res, lines = submit("--output=logs/%x-%j.out")
+    assert res.returncode == 0, res.stdout + res.stderr
+    (log,) = lines["log"]
+    assert log == str(workdir / "logs" / f"nq-10-{lines['job'][0]}.out"), lines
+    assert "nqueens exited with code 0" in log_text(log)
+    assert_complete(workdir / "results" / "n10.h5", 10)
+
+    res, lines = submit("--output=logs/%x-%j.out")   # the same job again: refused, exit 5
+    assert res.returncode == 5, res.stdout + res.stderr
+    assert lines["job"] and lines["log"] and lines["result"], res.stdout
+    assert f"submit: job {lines['job'][0]} ended FAILED, exit code 5" in res.stderr, res.stderr
+
+    res, lines = submit("--shards", "2", "--output=shard logs/%a-of-%A.out", "--", "--out", "results/s.h5")
+    assert res.returncode == 0, res.stdout + res.stderr
+    arr = lines["job"][0]
+    assert lines["log"] == [str(workdir / "shard logs" / f"{i}-of-{arr}.out") for i in range(2)], lines
+    for log in lines["log"]:
+        assert "nqueens exited with code 0" in log_text(log), log
+    assert_complete(workdir / "results" / "s.h5", 10)
+
+
 def test_submit_fills_resources_and_user_options_win(tmp_path):
     """slurm/submit --dry-run: defaults from the job file, user options replace them."""
     job = write_job(tmp_path, "j.toml", n=18, mode="count", out="results/x.h5", threads=2,
@@ -369,6 +439,33 @@ def test_submit_fills_resources_and_user_options_win(tmp_path):
     bad = write_job(tmp_path, "bad.toml", mode="count")
     res = run([str(SLURM / "submit"), str(bad), "--dry-run"], cwd=tmp_path)
     assert res.returncode == 2 and "'n'" in res.stderr
+
+
+def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
+    """slurm/submit --dry-run, options that used to go wrong: -N alone got --ntasks=1 (sbatch
+    shrank the job to one node); an --export without ALL left the job without NQUEENS_BIN (exit
+    2 on the node); with --shards, the user's --dependency replaced the merge's afterok on the
+    shards (the merge ran before them and failed), and the shards' size went to the merge."""
+    job = write_job(tmp_path, "j.toml", n=12, mode="count", threads=1)
+    env = dict(os.environ, NQUEENS_BIN="/bin/true")
+
+    def submit(*args):
+        res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=env)
+        assert res.returncode == 0, res.stderr
+        return [l for l in res.stderr.splitlines() if l.startswith("+ ")]
+
+    (cmd,) = submit("-N", "2")
+    assert "--ntasks-per-node=1" in cmd and "--ntasks=1" not in cmd and "--nodes=1" not in cmd, cmd
+    for export, kept in [("--export=NONE", ""), ("--export=FOO=1", "FOO=1,"), ("--export=ALL,FOO=1", None)]:
+        (cmd,) = submit(export)
+        if kept is None:
+            assert " --export=ALL,FOO=1 " in cmd, cmd
+        else:
+            assert f" --export={kept}NQUEENS_BIN=/bin/true,NQ_SLURM_DIR={SLURM} " in cmd, cmd
+    shards, merge = submit("--shards", "2", "-d", "afterany:5", "-N", "2", "-c", "1", "-p", "main")
+    assert "-d afterany:5 -N 2 -c 1 -p main" in shards, shards
+    assert "--dependency=afterok:DRYRUN" in merge and "afterany" not in merge, merge
+    assert " -N " not in merge and " -c " not in merge and " -p main " in merge, merge
 
 
 def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_path):
@@ -394,14 +491,23 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
         assert res.returncode == 2 and "--shards needs a whole number >= 2" in res.stderr, (args, res.stderr)
 
 
-@pytest.mark.parametrize("opt", [["--status-file", "s"], ["--status-file=s"]])
-def test_the_script_refuses_a_status_file_of_the_users_own(tmp_path, nqueens_bin, opt):
-    """The script checks the end of every run with its own `run --status-file`: a second one
-    would make nqueens refuse both (exit 2 from every rank, launched for nothing), so the script
-    refuses it first, before any srun. (Run outside Slurm: it stops before it needs the cluster.)"""
+@pytest.mark.parametrize("opt, extra, needle", [
+    (["--status-file", "s"], {}, "error: --status-file is this script's own"),
+    (["--status-file=s"], {}, "error: --status-file is this script's own"),
+    (["--help"], {}, "error: --help is not for a job"),
+    ([], {"NQ_START_RETRIES": "abc"}, "error: NQ_START_RETRIES must be a whole number"),
+    ([], {"NQ_RELAUNCH_DELAY": "1.5"}, "error: NQ_RELAUNCH_DELAY must be a whole number"),
+    ([], {"NQ_START_WINDOW": ""}, "error: NQ_START_WINDOW must be a whole number"),
+])
+def test_the_script_refuses_what_would_break_it_before_any_launch(tmp_path, nqueens_bin, opt, extra, needle):
+    """Refused with exit 2 before any srun, so nothing is launched for nothing: a --status-file
+    of the user's own (nqueens would refuse the second one on every rank); --help (nqueens exits
+    0 without a run, which the script took for a failed launch, relaunched, then exit 7);
+    settings that are not whole numbers (an arithmetic error ended the script, exit 1). Run
+    outside Slurm: it stops before it needs the cluster."""
     job = write_job(tmp_path, "n8.toml", n=8, mode="count")
     res = run(["bash", str(SLURM / "nqueens.sbatch"), str(job), *opt], cwd=tmp_path,
-              env=dict(os.environ, NQUEENS_BIN=str(nqueens_bin), SLURM_JOB_ID="4242"))
+              env=dict(os.environ, NQUEENS_BIN=str(nqueens_bin), SLURM_JOB_ID="4242", **extra))
     assert res.returncode == 2, res.stdout + res.stderr
-    assert "error: --status-file is this script's own" in res.stdout and "command:" not in res.stdout, res.stdout
+    assert needle in res.stdout and "command:" not in res.stdout, res.stdout
     assert not list(tmp_path.glob(".nqueens-*")) and not (tmp_path / "s").exists()
