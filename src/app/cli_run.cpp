@@ -1,5 +1,4 @@
 // `nqueens run` (the distributed job), `nqueens merge` (shard files) and `nqueens info`.
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -14,18 +13,6 @@
 #include "core/types.h"
 
 namespace nq::app {
-
-namespace {
-// `run --status-file`: one line, the exit code and the units this run journaled. Failing to write
-// it is a warning, not a new exit code: the run's own result stands (slurm/nqueens.sbatch checks
-// that it can create the file).
-void write_status_file(const std::string& path, const RunEnd& end) {
-  std::ofstream f(path, std::ios::trunc);
-  f << end.code << " " << end.units_finished << "\n";
-  f.close();
-  if (!f) std::cerr << "nqueens: warning: cannot write the status file " << path << " (--status-file)\n";
-}
-}  // namespace
 
 void add_run_command(CLI::App& cli, Runner& run) {
   struct Opts {
@@ -81,6 +68,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       if (o->boards) p.boards = core::from_string<core::BoardSet>(*o->boards);
       if (o->symmetry) p.symmetry = core::from_string<core::Symmetry>(*o->symmetry);
       if (o->shard) p.shard = parse_shard(*o->shard, "--shard");
+      if (o->status_file) c.status_file = *o->status_file;   // checked in finalize_config
       if (o->progress) c.progress_interval = *o->progress;
       if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
       if (o->audit) c.audit = *o->audit;
@@ -99,8 +87,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
           mpi.abort(report_current_exception("rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": "));
         end.code = report_current_exception();
       }
-      if (o->status_file && mpi.rank() == 0) write_status_file(*o->status_file, end);
-      if (end.abort_job) mpi.abort(end.code);
+      if (end.abort_job) mpi.abort(end.code);   // (the end is recorded: run_job)
       return end.code;
     };
   });

@@ -60,6 +60,28 @@ constexpr const char* kAuditRule = "must be a number from 0 to 1 (the share of u
 // --lock-wait (a flag only). NaN fails every comparison, so each rule here holds only for numbers.
 bool valid_lock_wait(double v) { return v >= 0 && v <= kMaxLockWait; }
 
+// `run --status-file F` replaces F's contents at the end: F must be a regular file (or not exist
+// yet), and none of the job's own files. It once truncated whatever it named: the result file, its
+// journal, a log behind /dev/stderr; and a FIFO without a reader hung the finished run.
+void check_status_file(const std::string& path, const JobConfig& c) {
+  namespace fs = std::filesystem;
+  if (path.empty()) throw ExitError(kUsage, "--status-file: give a file path");
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::exists(st) && !fs::is_regular_file(st))
+    throw ExitError(kUsage, "--status-file " + path + " is not a regular file (a directory, a FIFO or a device): give a file path");
+  const auto same = [&](const std::string& other) {
+    if (other.empty()) return false;
+    std::error_code e1, e2, e3;
+    if (fs::exists(path, e1) && fs::exists(other, e2)) return fs::equivalent(path, other, e3);
+    return fs::weakly_canonical(path, e1) == fs::weakly_canonical(other, e2);
+  };
+  for (const auto& [file, what] : {std::pair{c.out, "the result file"}, std::pair{c.out + ".journal", "its journal"},
+                                   std::pair{c.job_file, "the job file"}})
+    if (same(file))
+      throw ExitError(kUsage, "--status-file " + path + " is " + what + " (" + file + "): give another path");
+}
+
 }  // namespace
 
 core::Shard parse_shard(const std::string& s, const std::string& what) {
@@ -83,6 +105,7 @@ JobConfig read_job_file(const std::string& path) {
     bad(where, msg.str());
   }
   JobConfig c;
+  c.job_file = path;
   core::JobParams& p = c.params;
   bool have_n = false;
   for (const auto& [k, node] : t) {
@@ -131,6 +154,9 @@ void finalize_config(JobConfig& c) {
     c.out = "results/nqueens-n" + std::to_string(p.n) + "-" + core::to_string(p.mode) +
             (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +
             ".h5";
+  if (c.out.back() == '/')
+    throw ExitError(kUsage, "--out '" + c.out + "' ends with '/': give the result file's path (e.g. " + c.out +
+                                "result.h5)");
   // A name that leaves no room for the longest name nqueens puts beside OUT,
   // OUT.journal.tmp-<pid> (store::Journal::create_file; a pid has at most 7 digits), failed
   // with exit 4 when the journal was created.
@@ -140,6 +166,7 @@ void finalize_config(JobConfig& c) {
     throw ExitError(kUsage, "the result file's name is " + std::to_string(name) + " bytes long; at most " +
                                 std::to_string(NAME_MAX - kLongestSuffix) +
                                 " fit (nqueens writes OUT.journal.tmp-<pid> beside it): give --out a shorter name");
+  if (c.status_file) check_status_file(*c.status_file, c);
 }
 
 }  // namespace nq::app

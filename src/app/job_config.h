@@ -1,6 +1,7 @@
 // The settings of one `nqueens run`: read from a TOML job file (jobs/*.toml), then overridden
 // by command-line flags. Every value is checked here, once, at the boundary.
 #pragma once
+#include <optional>
 #include <string>
 #include "core/job_params.h"
 
@@ -20,6 +21,8 @@ struct JobConfig {
   bool force = false;               // overwrite a complete result
   double lock_wait = 0;             // seconds to wait for a journal another process holds (--lock-wait)
   std::string time_limit;           // for slurm/submit only
+  std::string job_file;             // the file these settings came from, if any
+  std::optional<std::string> status_file;   // run --status-file: where rank 0 records the end
 };
 
 // Parses a job file; throws ExitError(kUsage) naming the file, the key and what is wrong

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -543,6 +544,19 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
               << " (exit " << code << ")\n";
 }
 
+// `run --status-file`: one line, the exit code and the units this run journaled, written over
+// the file (checked by finalize_config: a regular file, none of the job's own). Failing to write
+// it is a warning, not a new exit code: the run's own result stands (slurm/nqueens.sbatch checks
+// that it can write the file).
+RunEnd record_end(const std::optional<std::string>& status_file, const RunEnd& end) {
+  if (!status_file) return end;
+  std::ofstream f(*status_file, std::ios::trunc);
+  f << end.code << " " << end.units_finished << "\n";
+  f.close();
+  if (!f) std::cerr << "nqueens: warning: cannot write the status file " << *status_file << " (--status-file)\n";
+  return end;
+}
+
 }  // namespace
 
 RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
@@ -555,16 +569,18 @@ RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
   for (const auto& w : warnings) std::cerr << "nqueens: warning: " << w << "\n";
   install_master_signals();
   std::optional<MasterSession> session;
+  std::optional<std::string> status_file;   // only once checked: a bad one is never written
   proto::JobSpec job;
   try {
     finalize_config(config);
+    status_file = config.status_file;
     session.emplace(std::move(config), mpi, mpi.host_list());
     job = session->prepare();
   } catch (...) {
     cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
-    return {report_current_exception()};
+    return record_end(status_file, {report_current_exception()});
   }
-  return session->run(job);
+  return record_end(status_file, session->run(job));
 }
 
 }  // namespace nq::app

@@ -1,6 +1,7 @@
 """`nqueens run`: the distributed job under mpirun with several ranks and as one process, its
 HDF5 file, job files, and its refusals."""
 import itertools
+import os
 import re
 
 import h5py
@@ -124,6 +125,45 @@ def test_status_file_holds_the_exit_code_of_the_run(workdir, ranks):
     p = run(["run", "--n", 9, "--out", workdir / "r2.h5", "--status-file", lost], ranks=ranks, check=0)
     assert f"nqueens: warning: cannot write the status file {lost} (--status-file)" in p.stderr, p.stderr
     assert attrs(workdir / "r2.h5")["total"] == KNOWN[9]["total"]
+
+
+def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
+    """`--status-file` replaced whatever it named: the result file (destroyed, exit 0), a complete
+    result the run then refused (destroyed, exit 5), the journal of a partial run (its finished
+    units lost), a log behind /dev/stderr; a FIFO without a reader hung the finished run. Each is
+    exit 2 now, before anything is touched."""
+    out = workdir / "c.h5"
+    job = workdir / "j.toml"
+    job.write_text(f'n = 9\nout = "{out}"\n')
+    run(["run", job], check=0)
+    before = out.read_bytes()
+    journal = workdir / "p.h5.journal"
+    journal.write_bytes(b"NQJOURNL-not-touched")
+    fifo = workdir / "fifo"
+    os.mkfifo(fifo)
+    link = workdir / "link.h5"
+    os.link(out, link)
+    cases = [([job, "--status-file", out], "is the result file"),
+             (["--n", 9, "--out", out, "--status-file", link], "is the result file"),
+             (["--n", 9, "--out", workdir / "p.h5", "--status-file", journal], "is its journal"),
+             ([job, "--status-file", job], "is the job file"),
+             ([job, "--status-file", fifo], "is not a regular file"),
+             ([job, "--status-file", "/dev/stderr"], "is not a regular file"),
+             ([job, "--status-file", workdir], "is not a regular file"),
+             ([job, "--status-file", ""], "give a file path")]
+    for args, needle in cases:
+        p = run(["run", *args], ranks=2, timeout=60)
+        assert p.returncode == EXIT["usage"] and needle in p.stderr, (args, p.returncode, p.stderr)
+    assert out.read_bytes() == before and journal.read_bytes() == b"NQJOURNL-not-touched"
+    assert job.read_text().startswith("n = 9")
+
+
+def test_an_out_path_ending_in_a_slash_is_refused_before_anything_is_made(workdir):
+    """`--out newdir/` created newdir and then called it a directory in the way (exit 5; exit 4
+    the second time)."""
+    p = run(["run", "--n", 8, "--out", f"{workdir}/newdir/"])
+    assert p.returncode == EXIT["usage"] and "ends with '/'" in p.stderr, p.stderr
+    assert not (workdir / "newdir").exists()
 
 
 def test_the_longest_result_file_name_that_fits_works(workdir):
