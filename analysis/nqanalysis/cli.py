@@ -2,10 +2,11 @@
 
 import argparse
 import contextlib
+import os
 import sys
 
 from . import __version__
-from .resultfile import NQError
+from .resultfile import NQError, OutputError
 
 EPILOG = ("exit codes: 0 success/pass, 1 verification failed (or internal error), 2 usage, "
           "3 unreadable or not an nqueens result file, 4 cannot write output")
@@ -119,8 +120,43 @@ def raise_usage(msg):
     raise UsageError(msg)
 
 
+class _Output:
+    """The output stream, whose write errors (a full disk, a closed stdout) are OutputError:
+    exit 4 and one line, as nqueens (they ended in "internal error: OSError", exit 1)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self._failed = False   # said once; later writes go nowhere
+
+    def _do(self, name, *args):
+        if self._failed:
+            return None
+        if self._stream is None:   # (Python's sys.stdout when the process started with it closed)
+            self._failed = True
+            raise OutputError("cannot write the output to stdout: it is closed")
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            self._failed = True
+            if self._stream is sys.stdout:   # what is still buffered goes nowhere, not to a failing exit flush
+                with open(os.devnull, "w") as null:
+                    os.dup2(null.fileno(), sys.stdout.fileno())
+            raise OutputError(f"cannot write the output to stdout: {exc.strerror or exc}") from None
+
+    def write(self, text):
+        return self._do("write", text)
+
+    def flush(self):
+        return self._do("flush")
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv=None, out=None, err=None):
-    out = out or sys.stdout
+    out = _Output(out or sys.stdout)
     err = err or sys.stderr
     parser = build_parser()
     try:
@@ -130,7 +166,9 @@ def main(argv=None, out=None, err=None):
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
     try:
-        return run(args, out, err)
+        code = run(args, out, err)
+        out.flush()
+        return code
     except NQError as exc:
         out.flush()
         print(f"nqanalyze {args.command}: {exc}", file=err)

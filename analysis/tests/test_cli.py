@@ -52,6 +52,22 @@ def test_every_command_refuses_a_fifo_at_once(tmp_path):
         assert r.returncode == 3 and "not a regular file" in r.stderr, (cmd, r)
 
 
+def test_output_that_cannot_be_written_is_exit_4_not_an_internal_error(runs, tmp_path):
+    # stdout on a full disk, or closed: "internal error: OSError" (or AttributeError), exit 1.
+    # Now exit 4 and one line, as nqueens; and no second complaint from Python's exit flush.
+    for cmd, extra in COMMANDS.items():
+        args = [NQANALYZE, cmd, runs["count10"], *[a.format(tmp=tmp_path) for a in extra]]
+        with open("/dev/full", "w") as full:
+            r = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert r.returncode == 4, (cmd, r.stderr)
+        assert r.stderr.splitlines() == [f"nqanalyze {cmd}: cannot write the output to stdout: "
+                                         "No space left on device"], (cmd, r.stderr)
+        r = subprocess.run(["bash", "-c", 'exec "$@" >&-', "-", *map(str, args)], stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+        assert r.returncode == 4 and r.stderr.splitlines() == [
+            f"nqanalyze {cmd}: cannot write the output to stdout: it is closed"], (cmd, r.stderr)
+
+
 def test_every_command_reads_a_damaged_object_header_as_a_damaged_file(runs, tmp_path):
     # The header of /units/placement overwritten (a bad sector, a torn copy): verify and plot
     # used to end in an internal error (a KeyError), and plot and export called it missing.

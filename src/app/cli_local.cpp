@@ -68,7 +68,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("count", "Count all and unique solutions on this machine (threads)");
   cmd->add_option("N", o->n, "board size, 1..32")->required()->check(board_size());
-  cmd->add_option("--threads", o->threads, "worker threads (default: all cores)")
+  cmd->add_option("--threads", o->threads, "worker threads (default: the CPUs this process may run on, its affinity mask)")
       ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--depth", o->depth, "rows per work unit (default: chosen from N and threads)")
       ->check(whole_number("--depth", 1, core::kMaxN));

@@ -32,7 +32,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5");
   cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
       ->check(whole_number("--depth", 1, core::kMaxN));
-  cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: the node's cores)")
+  cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: its share of the CPUs the node's ranks may run on)")
       ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
       ->check(CLI::IsMember(core::names_of<core::BoardSet>()));

@@ -36,6 +36,9 @@ step "module use \$PREFIX/share/modulefiles; module load nqueens"
 module use "$PREFIX/share/modulefiles"
 module load nqueens
 module list 2>&1
+step "module help nqueens"
+if module help nqueens 2>&1; then echo "module help: exit 0"; else echo "module help: exit $?"; fi
+step "module loaded"
 echo "NQUEENS_ROOT=$NQUEENS_ROOT"
 echo "NQUEENS_SHARE=$NQUEENS_SHARE"
 echo "nqueens=$(command -v nqueens)"
@@ -120,11 +123,16 @@ def test_install_gives_the_programs_the_package_the_share_folder_and_a_modulefil
 
 def test_module_load_puts_the_install_on_the_paths(prefix, session):
     _, s = session
-    load = s["module use $PREFIX/share/modulefiles; module load nqueens"]
+    load = s["module loaded"]
     assert f"NQUEENS_ROOT={prefix}\n" in load and f"NQUEENS_SHARE={prefix}/share/nqueens\n" in load
     assert f"nqueens={prefix}/bin/nqueens\n" in load
     assert f"nqanalyze={prefix}/bin/nqanalyze\n" in load
     assert f"nqanalysis={prefix}/lib/nqueens/python/nqanalysis/__init__.py\n" in load
+    # `module help` shows every line of the help (brackets in it were taken for Tcl commands:
+    # ERROR, invalid command name "--shards")
+    help_ = s["module help nqueens"]
+    assert "module help: exit 0" in help_ and "ERROR" not in help_, help_
+    assert "slurm/submit JOB.toml [--shards K] [--dry-run]" in help_, help_
     unload = s["module unload nqueens"]
     assert "nqueens=none\n" in unload and "NQUEENS_ROOT=unset\n" in unload
 
