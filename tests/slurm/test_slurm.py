@@ -462,6 +462,18 @@ def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
             assert " --export=ALL,FOO=1 " in cmd, cmd
         else:
             assert f" --export={kept}NQUEENS_BIN=/bin/true,NQ_SLURM_DIR={SLURM} " in cmd, cmd
+    # sinfo that says nothing: one CPU, said (it was silent), and not asked at all with -c.
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "sinfo").write_text("#!/bin/sh\nexit 1\n")
+    (stub / "sinfo").chmod(0o755)
+    no_threads = write_job(tmp_path, "k.toml", n=12, mode="count")
+    for extra, warned in [([], True), (["-c", "3"], False)]:
+        res = run([str(SLURM / "submit"), str(no_threads), "--dry-run", *extra], cwd=tmp_path,
+                  env=dict(env, PATH=f"{stub}:{os.environ['PATH']}"))
+        assert res.returncode == 0, res.stderr
+        assert ("warning: sinfo gave no CPU count" in res.stderr) == warned, res.stderr
+        assert ("--cpus-per-task=1" in res.stderr) == warned and ("-c 3" in res.stderr) != warned, res.stderr
     shards, merge = submit("--shards", "2", "-d", "afterany:5", "-N", "2", "-c", "1", "-p", "main")
     assert "-d afterany:5 -N 2 -c 1 -p main" in shards, shards
     assert "--dependency=afterok:DRYRUN" in merge and "afterany" not in merge, merge
