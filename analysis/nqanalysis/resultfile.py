@@ -345,6 +345,12 @@ def _short(exc):
     return text[:200] if text else type(exc).__name__
 
 
+def compute_threads(ranks, threads):
+    """The threads that computed units: the worker ranks' (`threads` is per worker rank; rank 0
+    is the master, and computes units only when it is the job's one process)."""
+    return threads * (ranks - 1 if ranks > 1 else 1)
+
+
 def unit_scheme(symmetry, n):
     """How the work units of a file use symmetry (src/core/units.h):
     'none'   - the valid placements of rows 0..depth-1, multiplicity 1;

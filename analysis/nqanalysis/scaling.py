@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from .resultfile import NQError, OutputError, ResultFile, UsageError
+from .resultfile import NQError, OutputError, ResultFile, UsageError, compute_threads
 from .summary import human_rate, human_seconds, print_table
 
 
@@ -28,7 +28,7 @@ def collect(paths, err):
                     continue
                 cpu = float(np.sum(rf.read("/units/seconds"))) if "units" in rf.h5 else float("nan")
                 runs.append(dict(path=p, name=rf.name, n=rf.n, mode=rf.mode,
-                                 ranks=ranks, threads=threads, workers=ranks * threads,
+                                 ranks=ranks, threads=threads, workers=compute_threads(ranks, threads),
                                  wall=float(wall), cpu=cpu, total=rf.count("total") or 0))
         except NQError as exc:
             print(f"nqanalyze scaling: {exc}", file=err)
@@ -83,9 +83,9 @@ def plot_scaling(runs, groups, path):
     ax2.set_yscale("log", base=2)
     for axis in (ax2.xaxis, ax2.yaxis):
         axis.set_major_formatter(FormatStrFormatter("%g"))
-    ax2.set_xlabel("ranks x threads")
+    ax2.set_xlabel("computing threads (worker ranks x threads)")
     ax2.set_ylabel("speedup vs the fewest workers")
-    ax2.set_title("time vs ranks x threads (speedup)")
+    ax2.set_title("speedup vs computing threads")
     ax2.legend(fontsize=8)
     try:
         fig.savefig(path, dpi=110)

@@ -3,7 +3,7 @@
 import sys
 
 from .known import lookup
-from .resultfile import NQError, ResultFile
+from .resultfile import NQError, ResultFile, compute_threads
 
 
 def human_seconds(s):
@@ -71,7 +71,12 @@ def summary_rows(rf):
     total, unique = rf.count("total"), rf.count("unique")
     wall = a.get("wall_seconds")
     ranks, threads = rf.int_attr("ranks"), rf.int_attr("threads")
-    rt = "?" if ranks is None or threads is None else f"{ranks} x {threads} = {ranks * threads}"
+    if ranks is None or threads is None:
+        rt = "?"
+    elif ranks == 1:
+        rt = f"1 x {threads} = {threads}"
+    else:   # (it said ranks x threads computed: the master computes none of the units)
+        rt = f"{ranks} x {threads}, {compute_threads(ranks, threads)} computing (rank 0 is the master)"
     rate = (total / wall) if (total is not None and isinstance(wall, (int, float)) and wall > 0) else None
     return [
         ("N", str(a.get("n", "?"))),

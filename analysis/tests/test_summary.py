@@ -1,6 +1,9 @@
 """summary: a side-by-side table of the key numbers."""
 
-from conftest import nq, nq_subprocess
+import h5py
+import numpy as np
+
+from conftest import copy_file, nq, nq_subprocess
 
 
 def test_summary_three_files(runs):
@@ -20,6 +23,16 @@ def test_summary_three_files(runs):
         assert key in rows, key
     assert "count" in r.out and "boards (all)" in r.out and "boards (class)" in r.out
     assert "x 2 = 2" in r.out
+
+
+def test_summary_does_not_count_the_master_as_computing(runs, tmp_path):
+    # A file as a run of 3 ranks with 2 threads each leaves it: 4 threads computed, not 6.
+    path = copy_file(runs["count10"], tmp_path, "r3.h5")
+    with h5py.File(path, "r+") as f:
+        f.attrs["ranks"] = np.int32(3)
+    r = nq("summary", path)
+    assert r.rc == 0, r
+    assert "3 x 2, 4 computing (rank 0 is the master)" in r.out, r.out
 
 
 def test_summary_unreadable_file_is_named(runs, tmp_path):
