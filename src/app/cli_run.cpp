@@ -21,7 +21,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
     std::optional<std::string> mode, out, boards, symmetry, shard, status_file;
     std::optional<double> progress, checkpoint, audit;
     double lock_wait = 0;
-    bool force = false;
+    bool force = false, skip_complete = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("run", "Run the distributed job (under mpirun/srun, or as one process)");
@@ -48,6 +48,9 @@ void add_run_command(CLI::App& cli, Runner& run) {
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--force", o->force, "recompute and overwrite a complete result file");
+  cmd->add_flag("--skip-complete", o->skip_complete,
+                "a complete result of this same job already at --out counts as done: exit 0 without running "
+                "(of other parameters: refused, exit 5); slurm/shard.sbatch passes it");
   cmd->add_option("--lock-wait", o->lock_wait,
                   "seconds to wait for the journal when another process holds its lock (default 0: refuse at once); "
                   "a file server keeps the lock of a node that died until its lease ends (NFSv4: ~90 s)")
@@ -73,6 +76,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
       if (o->audit) c.audit = *o->audit;
       c.force = o->force;
+      c.skip_complete = o->skip_complete;
       c.lock_wait = o->lock_wait;
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
@@ -131,7 +135,7 @@ void add_merge_command(CLI::App& cli, Runner& run) {
   struct Opts {
     std::string out;
     std::vector<std::string> shards;
-    bool force = false;
+    bool force = false, skip_complete = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("merge", "Combine the shard files of one job into one result file");

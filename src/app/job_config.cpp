@@ -167,6 +167,8 @@ void finalize_config(JobConfig& c) {
                                 std::to_string(NAME_MAX - kLongestSuffix) +
                                 " fit (nqueens writes OUT.journal.tmp-<pid> beside it): give --out a shorter name");
   if (c.status_file) check_status_file(*c.status_file, c);
+  if (c.force && c.skip_complete)
+    throw ExitError(kUsage, "--force recomputes a complete result, --skip-complete keeps it: give one of them");
 }
 
 }  // namespace nq::app

@@ -19,6 +19,7 @@ struct JobConfig {
   double checkpoint_interval = 2.0; // seconds between journal syncs (fsync): work lost to a crash
   double audit = 1.0 / 64;          // share of units computed twice, on two workers (0..1)
   bool force = false;               // overwrite a complete result
+  bool skip_complete = false;       // a complete result of this same job at `out` is done: exit 0
   double lock_wait = 0;             // seconds to wait for a journal another process holds (--lock-wait)
   std::string time_limit;           // for slurm/submit only
   std::string job_file;             // the file these settings came from, if any

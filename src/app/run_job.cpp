@@ -130,6 +130,11 @@ constexpr std::chrono::milliseconds kLockRetry{500}, kStopPollSleep{50};
 // finish() says on stderr that it runs.
 constexpr int kAnnounceBurnsideN = 20;
 
+// `--skip-complete` and OUT already holds this job's complete result: the run ends at once, exit 0.
+struct AlreadyComplete {
+  std::string message;
+};
+
 // Everything rank 0 holds during a run.
 class MasterSession : public cluster::MasterHooks {
  public:
@@ -178,6 +183,7 @@ class MasterSession : public cluster::MasterHooks {
   std::optional<std::string> write_failure_msg_;
   bool write_failure_ = false;
   std::unique_ptr<ProgressLine> progress_;
+  std::optional<store::RunInfo> complete_;   // a complete OUT to be judged (--skip-complete)
   double previous_wall_ = 0;
   std::string start_time_ = utc_now();
   std::chrono::steady_clock::time_point run_start_;
@@ -204,10 +210,14 @@ void MasterSession::check_previous_result() {
   std::error_code ec;
   if (!fs::exists(fs::path(c_.out), ec)) return;
   const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
+  if (previous.status == store::Status::complete && c_.skip_complete) {
+    complete_ = previous;   // judged once the plan's depth is known (prepare_plan)
+    return;
+  }
   if (previous.status == store::Status::complete && !c_.force)
     throw ExitError(kRefused, c_.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
                                   ", total " + core::to_decimal(previous.total) +
-                                  "); pass --force to recompute it, or choose another --out");
+                                  "); pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
   if (previous.status == store::Status::partial && !c_.force) {
     previous_wall_ = previous.wall_seconds;
     start_time_ = previous.start_time;
@@ -225,6 +235,16 @@ void MasterSession::prepare_plan() {
   if (!p.depth)
     p.depth = p.boards_mode() ? default_boards_depth(p.n, p.boards, p.symmetry, stop)
                               : core::default_run_depth(p.n, p.symmetry, stop);
+  if (complete_) {
+    const auto diffs = core::differences(complete_->params, p);
+    if (diffs.empty())
+      throw AlreadyComplete{c_.out + " already holds the complete result of this job (total " +
+                            core::to_decimal(complete_->total) + "): nothing to do (--skip-complete)"};
+    std::string what;
+    for (const auto& d : diffs) what += (what.empty() ? "" : ", ") + d.name + " " + d.a + " there, " + d.b + " here";
+    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" + what +
+                                  "); --skip-complete takes only this job's as done: choose another --out");
+  }
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
     std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
@@ -576,6 +596,10 @@ RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
     status_file = config.status_file;
     session.emplace(std::move(config), mpi, mpi.host_list());
     job = session->prepare();
+  } catch (const AlreadyComplete& done) {
+    cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
+    std::cerr << "nqueens: " << done.message << "\n";
+    return record_end(status_file, {kOk});
   } catch (...) {
     cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
     return record_end(status_file, {report_current_exception()});

@@ -174,6 +174,27 @@ def test_the_longest_result_file_name_that_fits_works(workdir):
     assert attrs(out)["total"] == KNOWN[8]["total"]
 
 
+@pytest.mark.parametrize("ranks", [None, 2])
+def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(workdir, ranks):
+    """--skip-complete (slurm/shard.sbatch passes it: the shards of a job submitted again after
+    one failed used to exit 5, and the merge never ran): this job's complete result at OUT is
+    exit 0 at once, the file untouched; a complete result of other parameters is still exit 5;
+    with --force it is a usage error; with no result yet, the job runs."""
+    out, status = workdir / "c.h5", workdir / "status"
+    run(["run", "--n", 10, "--out", out], ranks=ranks, check=0)
+    before = out.read_bytes()
+    p = run(["run", "--n", 10, "--out", out, "--skip-complete", "--status-file", status], ranks=ranks, check=0)
+    assert f"{out} already holds the complete result of this job (total 724): nothing to do" in p.stderr, p.stderr
+    assert out.read_bytes() == before and status.read_text() == "0 0\n"
+    p = run(["run", "--n", 10, "--depth", 3, "--out", out, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
+    assert "complete result of other parameters (depth 6 there, 3 here)" in p.stderr, p.stderr
+    p = run(["run", "--n", 10, "--out", out, "--skip-complete", "--force"], ranks=ranks, check=EXIT["usage"])
+    assert out.read_bytes() == before
+    fresh = workdir / "f.h5"
+    run(["run", "--n", 10, "--out", fresh, "--skip-complete"], ranks=ranks, check=0)
+    assert attrs(fresh)["total"] == KNOWN[10]["total"]
+
+
 def test_foreign_file_at_output_is_not_overwritten(workdir):
     out = workdir / "foreign.h5"
     with h5py.File(out, "w") as f:

@@ -379,6 +379,39 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
         assert "nqueens exited with code 0" in log_text(log), (i, log_text(log))
 
 
+def test_a_sharded_job_submitted_again_after_a_shard_failed_merges(cluster, env, workdir, jobs):
+    """One shard fails (a directory where its file goes: exit 4), so the merge is cancelled. The
+    same job submitted again once that is fixed: the shard that had finished used to refuse its
+    complete file (exit 5) and cancel the merge again, for ever. Now it takes it as done
+    (--skip-complete), the other shard runs, and the merge gives the exact count."""
+    job = write_job(workdir, "n13.toml", n=13, mode="count", out="results/s.h5")
+    in_the_way = workdir / "results" / "s-shard1of2.h5"
+    in_the_way.mkdir(parents=True)
+
+    def submit():
+        res = run([str(SLURM / "submit"), str(job), "--shards", "2", "-c", "1", "--time=5"], cwd=workdir, env=env)
+        assert res.returncode == 0, res.stderr
+        ids = dict(line.split(" ", 1) for line in res.stdout.splitlines() if line.startswith(("job ", "merge-job ")))
+        jobs.extend(ids.values())
+        return ids["job"], ids["merge-job"]
+
+    arr, merge = submit()
+    recs = {r["JobId"]: r for r in wait_jobs([arr, merge], timeout=180)}
+    assert recs[merge]["JobState"] == "CANCELLED", recs
+    shard0 = workdir / "results" / "s-shard0of2.h5"
+    assert attrs(shard0)["status"] == "complete"
+    first = shard0.read_bytes()
+
+    in_the_way.rmdir()
+    arr, merge = submit()
+    recs = wait_jobs([arr, merge], timeout=180)
+    for rec in recs:
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", recs
+    assert shard0.read_bytes() == first   # taken as done, not computed again
+    assert "already holds the complete result of this job" in log_text(workdir / f"nq-13-{arr}_0.out")
+    assert_complete(workdir / "results" / "s.h5", 13)
+
+
 def test_submit_wait_says_how_the_job_ended_and_logs_land_where_asked(cluster, env, workdir, jobs):
     """slurm/submit --wait returns the job's exit code and says how it ended (a refused job used to
     give "sbatch failed" and no job, log or result lines); the directory of a user's --output is
