@@ -17,6 +17,12 @@ class NotAResultFile : public StoreError {
  public:
   using StoreError::StoreError;
 };
+// A result file that another program holds open for writing (its HDF5 file lock): not damaged,
+// busy. `info` says so (exit 3); `run` refuses to touch it (exit 5) rather than advising to move it.
+class ResultFileInUse : public NotAResultFile {
+ public:
+  using NotAResultFile::NotAResultFile;
+};
 // Exit 3: a journal with a bad record in the middle, or a file that is not a journal at all.
 class CorruptJournal : public StoreError {
  public:

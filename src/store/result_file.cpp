@@ -19,6 +19,8 @@
 // Strings: fixed-length, NULLPAD, ASCII (UTF-8 if non-ASCII).
 // Default (earliest) file format bounds so h5py 3.7 / h5dump 1.10 / HDF5 1.8 read the files.
 #include "store/result_file.h"
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <algorithm>
@@ -815,6 +817,12 @@ struct ResultReader::Impl {
     throw NotAResultFile("store::open: not an nqueens result file: " + path + " (" + why + ")");
   }
 
+  // Whether another process holds HDF5's write lock on the file (flock, as HDF5 takes it on Linux).
+  static bool locked_for_writing(const std::string& p) {
+    const fs::Fd fd(::open(p.c_str(), O_RDONLY | O_CLOEXEC));
+    return fd && ::flock(fd.get(), LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  }
+
   void open(const std::string& p) {
     path = p;
     site.path = p;
@@ -824,7 +832,11 @@ struct ResultReader::Impl {
     // A FIFO or a device would block or stream forever in H5Fis_hdf5: refuse before opening it.
     if (!S_ISREG(st.st_mode)) throw NotAResultFile("store::open: " + path + ": not a regular file");
     if (h5::check(H5Fis_hdf5(path.c_str()), site, "cannot read") == 0) foreign("not an HDF5 file");
-    file = h5::file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), site, "cannot open");
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0 && locked_for_writing(path))
+      throw ResultFileInUse("store::open: " + path + ": open for writing in another program (it holds the "
+                            "file's HDF5 lock, e.g. h5py with mode 'r+')");
+    file = h5::file(id, site, "cannot open");
     const hid_t root = file.get();
     if (h5::check(H5Aexists(root, "format"), site, "read attribute format") == 0)
       foreign("no 'format' attribute");

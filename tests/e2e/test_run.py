@@ -195,6 +195,21 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     assert attrs(fresh)["total"] == KNOWN[10]["total"]
 
 
+def test_a_result_file_open_for_writing_elsewhere_is_called_busy_not_foreign(workdir):
+    """h5py holding OUT open with mode 'r+' (HDF5's file lock): `run` said OUT "is not a readable
+    nqueens result file ... move it away". It is busy: run refuses it (exit 5), info says why
+    (exit 3), and once the other program closes it, both work."""
+    out = workdir / "c.h5"
+    run(["run", "--n", 8, "--out", out], check=0)
+    with h5py.File(out, "r+"):
+        p = run(["run", "--n", 8, "--out", out, "--force"], check=EXIT["refused"])
+        assert "open for writing in another program" in p.stderr and "move it away" not in p.stderr, p.stderr
+        p = run(["info", out], check=EXIT["bad_input"])
+        assert "open for writing in another program" in p.stderr, p.stderr
+    run(["info", out], check=0)
+    run(["run", "--n", 8, "--out", out, "--force"], check=0)
+
+
 def test_foreign_file_at_output_is_not_overwritten(workdir):
     out = workdir / "foreign.h5"
     with h5py.File(out, "w") as f:
