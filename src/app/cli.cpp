@@ -34,6 +34,11 @@ CLI::Validator whole_number(const std::string& what, long long lo, long long hi)
 
 CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::kMaxN); }
 
+CLI::Validator file_path(const std::string& what) {
+  return CLI::Validator([what](std::string& s) { return s.empty() ? what + " is empty: give a file path" : std::string(); },
+                        "PATH");
+}
+
 namespace {
 // The command's exit code, unless what it wrote to stdout was lost (a full disk, a closed
 // stdout, a reader gone while SIGPIPE is ignored): then one line, and exit 4 instead of 0.

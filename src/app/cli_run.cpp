@@ -25,11 +25,11 @@ void add_run_command(CLI::App& cli, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("run", "Run the distributed job (under mpirun/srun, or as one process)");
-  cmd->add_option("JOB", o->job_file, "job file (TOML, see jobs/); flags override its values");
+  cmd->add_option("JOB", o->job_file, "job file (TOML, see jobs/); flags override its values")->check(file_path("JOB"));
   cmd->add_option("--n", o->n, "board size, 1..32")->check(board_size());
   cmd->add_option("--mode", o->mode, "count (totals) or boards (store every solution)")
       ->check(CLI::IsMember(core::names_of<core::Mode>()));
-  cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5");
+  cmd->add_option("--out", o->out, "result file (HDF5); default results/nqueens-n<N>-<mode>.h5")->check(file_path("--out"));
   cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
       ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: its share of the CPUs the node's ranks may run on)")
@@ -58,7 +58,8 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--status-file", o->status_file,
                   "rank 0 writes the run's exit code and the units it journaled (one line: CODE UNITS) to this file "
                   "as the run ends: a batch script that finds no code there knows the run never got that far "
-                  "(e.g. srun reported a failed launch as success)");
+                  "(e.g. srun reported a failed launch as success)")
+      ->check(file_path("--status-file"));
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
@@ -100,7 +101,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
 void add_info_command(CLI::App& cli, Runner& run) {
   auto file = std::make_shared<std::string>();
   auto* cmd = cli.add_subcommand("info", "Print the provenance and totals of a result file");
-  cmd->add_option("FILE", *file, "an nqueens result file (.h5)")->required();
+  cmd->add_option("FILE", *file, "an nqueens result file (.h5)")->required()->check(file_path("FILE"));
   cmd->callback([file, &run] {
     run = [file] {
       store::RunInfo i;
@@ -139,8 +140,8 @@ void add_merge_command(CLI::App& cli, Runner& run) {
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("merge", "Combine the shard files of one job into one result file");
-  cmd->add_option("OUT", o->out, "merged result file")->required();
-  cmd->add_option("SHARDS", o->shards, "shard result files (from run --shard i/n)")->required();
+  cmd->add_option("OUT", o->out, "merged result file")->required()->check(file_path("OUT"));
+  cmd->add_option("SHARDS", o->shards, "shard result files (from run --shard i/n)")->required()->check(file_path("SHARD"));
   cmd->add_flag("--force", o->force, "overwrite a complete result file at OUT");
   cmd->callback([o, &run] { run = [o] { return merge_shards(o->out, o->shards, o->force); }; });
 }

@@ -12,6 +12,9 @@ using Runner = std::function<int()>;
 CLI::Validator whole_number(const std::string& what, long long lo, long long hi);
 // The board size N, 1..32.
 CLI::Validator board_size();
+// A path that is not empty (an empty one, e.g. from an unset shell variable, fell back to the
+// default result file or ended in a confusing I/O error).
+CLI::Validator file_path(const std::string& what);
 
 void add_solve_command(CLI::App& cli, Runner& run);
 void add_count_command(CLI::App& cli, Runner& run);

@@ -62,6 +62,12 @@ def test_count_prints_totals_that_match_the_table(n):
     # A result file name with no room for OUT.journal.tmp-<pid> beside it (it failed with exit 4
     # when the journal was created; 235 bytes work: test_run.py).
     (["run", "--n", "8", "--out", "r" * 236], "name is 236 bytes long; at most 235 fit"),
+    # Empty paths (an unset shell variable): --out fell back to the default file, merge's ended
+    # in "store::commit: : No such file or directory" (exit 4).
+    (["run", "--n", "8", "--out", ""], "--out is empty: give a file path"),
+    (["merge", "", "x.h5"], "OUT is empty: give a file path"),
+    (["merge", "m.h5", ""], "SHARD is empty: give a file path"),
+    (["info", ""], "FILE is empty: give a file path"),
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
 ])
