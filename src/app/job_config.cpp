@@ -66,14 +66,17 @@ bool valid_lock_wait(double v) { return v >= 0 && v <= kMaxLockWait; }
 void check_status_file(const std::string& path, const JobConfig& c) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
+  const fs::file_status st = fs::symlink_status(path, ec);
   if (fs::exists(st) && !fs::is_regular_file(st))
-    throw ExitError(kUsage, "--status-file " + path + " is not a regular file (a directory, a FIFO or a device): give a file path");
+    throw ExitError(kUsage, "--status-file " + path +
+                                " is not a regular file (a symbolic link, a directory, a FIFO or a device): give a file path");
+  // The same file however it is spelled (./x, an absolute path, through a linked directory),
+  // existing yet or not; or a hard link of it.
   const auto same = [&](const std::string& other) {
     if (other.empty()) return false;
     std::error_code e1, e2, e3;
-    if (fs::exists(path, e1) && fs::exists(other, e2)) return fs::equivalent(path, other, e3);
-    return fs::weakly_canonical(path, e1) == fs::weakly_canonical(other, e2);
+    if (fs::exists(path, e1) && fs::exists(other, e2) && fs::equivalent(path, other, e3)) return true;
+    return fs::weakly_canonical(fs::absolute(path, e1), e1) == fs::weakly_canonical(fs::absolute(other, e2), e2);
   };
   for (const auto& [file, what] : {std::pair{c.out, "the result file"}, std::pair{c.out + ".journal", "its journal"},
                                    std::pair{c.job_file, "the job file"}})
@@ -113,7 +116,10 @@ JobConfig read_job_file(const std::string& path) {
       p.n = get_int(node, where, key, 1, core::kMaxN);
       have_n = true;
     } else if (key == "mode") p.mode = get_choice<core::Mode>(node, where, key);
-    else if (key == "out") c.out = get<std::string>(node, where, key, "a string (a file path)");
+    else if (key == "out") {
+      c.out = get<std::string>(node, where, key, "a string (a file path)");
+      if (c.out.empty()) bad(where, "key 'out' is empty: give a file path, or leave the key out for the default");
+    }
     else if (key == "depth") p.depth = get_int(node, where, key, 0, core::kMaxN);
     else if (key == "threads") c.threads = get_int(node, where, key, 0, 4096);
     else if (key == "boards") p.boards = get_choice<core::BoardSet>(node, where, key);

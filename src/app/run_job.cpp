@@ -165,6 +165,9 @@ class MasterSession : public cluster::MasterHooks {
   proto::JobSpec prepare_files();
   std::unique_ptr<store::Journal> open_journal(const std::string& path, const core::StopFn& stop) const;
   void check_previous_result();
+  // --skip-complete, OUT complete (complete_) and the parameters final: throws AlreadyComplete
+  // for this job's verified result, ExitError(kRefused) for any other.
+  [[noreturn]] void judge_complete() const;
   // The end of the run: gathers the facts, writes the result file, lets decide_totals and
   // decide_ending (app/run_end.h) decide, and reports. Returns the exit code.
   int finish(const cluster::JobOutcome& outcome, double seconds);
@@ -211,7 +214,8 @@ void MasterSession::check_previous_result() {
   if (!fs::exists(fs::path(c_.out), ec)) return;
   const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
   if (previous.status == store::Status::complete && c_.skip_complete) {
-    complete_ = previous;   // judged once the plan's depth is known (prepare_plan)
+    complete_ = previous;
+    if (c_.params.depth) judge_complete();   // else once prepare_plan has chosen the depth
     return;
   }
   if (previous.status == store::Status::complete && !c_.force)
@@ -222,6 +226,21 @@ void MasterSession::check_previous_result() {
     previous_wall_ = previous.wall_seconds;
     start_time_ = previous.start_time;
   }
+}
+
+void MasterSession::judge_complete() const {
+  const auto diffs = core::differences(complete_->params, c_.params);
+  if (!diffs.empty()) {
+    std::string what;
+    for (const auto& d : diffs) what += (what.empty() ? "" : ", ") + d.name + " " + d.a + " there, " + d.b + " here";
+    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" + what +
+                                  "); --skip-complete takes only this job's as done: choose another --out");
+  }
+  if (complete_->matches_known == core::KnownMatch::mismatch)
+    throw ExitError(kRefused, c_.out + " holds a complete result of this job that contradicts the published counts "
+                                  "(matches_known = no): --skip-complete does not take it as done; pass --force to recompute it");
+  throw AlreadyComplete{c_.out + " already holds the complete result of this job (total " +
+                        core::to_decimal(complete_->total) + "): nothing to do (--skip-complete)"};
 }
 
 void MasterSession::prepare_plan() {
@@ -235,16 +254,7 @@ void MasterSession::prepare_plan() {
   if (!p.depth)
     p.depth = p.boards_mode() ? default_boards_depth(p.n, p.boards, p.symmetry, stop)
                               : core::default_run_depth(p.n, p.symmetry, stop);
-  if (complete_) {
-    const auto diffs = core::differences(complete_->params, p);
-    if (diffs.empty())
-      throw AlreadyComplete{c_.out + " already holds the complete result of this job (total " +
-                            core::to_decimal(complete_->total) + "): nothing to do (--skip-complete)"};
-    std::string what;
-    for (const auto& d : diffs) what += (what.empty() ? "" : ", ") + d.name + " " + d.a + " there, " + d.b + " here";
-    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" + what +
-                                  "); --skip-complete takes only this job's as done: choose another --out");
-  }
+  if (complete_) judge_complete();
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
     std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
@@ -278,7 +288,7 @@ proto::JobSpec MasterSession::prepare_files() {
   journal_ = open_journal(journal_path, stop);
   try {
     check_previous_result();
-  } catch (const ExitError&) {   // finished meanwhile: the empty journal this run made goes again
+  } catch (...) {   // finished meanwhile (refused, or done): the empty journal this run made goes again
     try {
       if (journal_->recovered().empty()) journal_->remove();
     } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless

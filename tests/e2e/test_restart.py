@@ -129,17 +129,25 @@ def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, refer
     assert p.returncode == EXIT["refused"] and "already holds a complete result" in p.stderr
 
 
-def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_complete(workdir, reference):
+@pytest.mark.parametrize("mode, extra, code, said", [
+    ("count", [], EXIT["refused"], "already holds a complete result"),
+    ("count", ["--skip-complete"], EXIT["ok"], "already holds the complete result of this job"),
+    ("boards", ["--skip-complete"], EXIT["refused"], "complete result of other parameters (mode count there"),
+], ids=["plain", "skip-complete", "skip-complete-other-job"])
+def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_complete(workdir, reference, mode, extra,
+                                                                                   code, said):
     """The second run read OUT (partial) before the first finished, and takes the journal's lock
     after the first has written the complete file and removed its journal: it reads OUT again
-    under the lock and is refused, instead of computing the whole job again (as it used to)."""
+    under the lock and is refused, instead of computing the whole job again (as it used to).
+    With --skip-complete it takes this job's file as done (exit 0) and refuses another job's
+    (exit 5); it used to compute the whole job again, and over another job's file."""
     out = workdir / "late.h5"
     first = start(args(out), ranks=2, extra_env=fault_env(stop_after(STOP_AT)))
     second = None
     try:
         master = pid_of_rank(first, 0)
         wait_until(lambda: process_state(master) == "T", "the first run's hold", proc=first)
-        second = start(args(out), ranks=2, extra_env=fault_env("stop-opening:0"))
+        second = start(args(out, mode) + extra, ranks=2, extra_env=fault_env("stop-opening:0"))
         late = pid_of_rank(second, 0)
         wait_until(lambda: process_state(late) == "T", "the second run's hold before its journal", proc=second)
         os.kill(master, signal.SIGCONT)
@@ -153,7 +161,7 @@ def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_compl
         if second is not None:
             kill_group(second)
         raise
-    assert second.returncode == EXIT["refused"] and "already holds a complete result" in err, err
+    assert second.returncode == code and said in err, err
     assert not journal_of(out).exists()
     assert_same_result(reference, out)
 

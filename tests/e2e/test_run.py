@@ -83,6 +83,7 @@ def test_job_file_is_read_and_flags_override_it(workdir):
     ('n = 8\ndepth = 2.5\n', "key 'depth' must be an integer"),
     ('n = 8\nthreads = [1]\n', "key 'threads' must be an integer"),
     ('n = 8\n[[broken\n', "line 2"),
+    ('n = 8\nout = ""\n', "key 'out' is empty"),   # (it fell back to the default file)
 ])
 def test_bad_job_files_are_usage_errors_naming_the_key(workdir, text, needle):
     job = workdir / "bad.toml"
@@ -143,8 +144,17 @@ def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
     os.mkfifo(fifo)
     link = workdir / "link.h5"
     os.link(out, link)
+    os.symlink(".", workdir / "here")
+    os.symlink("new.h5", workdir / "dangling")
     cases = [([job, "--status-file", out], "is the result file"),
              (["--n", 9, "--out", out, "--status-file", link], "is the result file"),
+             # the same file spelled otherwise, and not there yet: it was overwritten after the run
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", f"{workdir}/./new.h5"], "is the result file"),
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", workdir / "here" / "new.h5"],
+              "is the result file"),
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", workdir / "dangling"], "is not a regular file"),
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", workdir / "here" / "new.h5.journal"],
+              "is its journal"),
              (["--n", 9, "--out", workdir / "p.h5", "--status-file", journal], "is its journal"),
              ([job, "--status-file", job], "is the job file"),
              ([job, "--status-file", fifo], "is not a regular file"),
@@ -155,7 +165,7 @@ def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
         p = run(["run", *args], ranks=2, timeout=60)
         assert p.returncode == EXIT["usage"] and needle in p.stderr, (args, p.returncode, p.stderr)
     assert out.read_bytes() == before and journal.read_bytes() == b"NQJOURNL-not-touched"
-    assert job.read_text().startswith("n = 9")
+    assert job.read_text().startswith("n = 9") and not (workdir / "new.h5").exists()
 
 
 def test_an_out_path_ending_in_a_slash_is_refused_before_anything_is_made(workdir):
@@ -179,7 +189,8 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     """--skip-complete (slurm/shard.sbatch passes it: the shards of a job submitted again after
     one failed used to exit 5, and the merge never ran): this job's complete result at OUT is
     exit 0 at once, the file untouched; a complete result of other parameters is still exit 5;
-    with --force it is a usage error; with no result yet, the job runs."""
+    with --force it is a usage error; with no result yet, the job runs; a complete result that
+    contradicts the published counts is not taken as done (exit 5)."""
     out, status = workdir / "c.h5", workdir / "status"
     run(["run", "--n", 10, "--out", out], ranks=ranks, check=0)
     before = out.read_bytes()
@@ -193,6 +204,13 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     fresh = workdir / "f.h5"
     run(["run", "--n", 10, "--out", fresh, "--skip-complete"], ranks=ranks, check=0)
     assert attrs(fresh)["total"] == KNOWN[10]["total"]
+    # A complete file whose count contradicts the table (exit 6 when it was made) is not "done".
+    wrong = workdir / "w.h5"
+    run(["run", "--n", 9, "--out", wrong, "--audit", 0], ranks=ranks, extra_env={"NQUEENS_INJECT_FAULT": "wrong:30"},
+        check=EXIT["verify"])
+    assert attrs(wrong)["status"] == "complete" and attrs(wrong)["matches_known"] == "no"
+    p = run(["run", "--n", 9, "--out", wrong, "--audit", 0, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
+    assert "contradicts the published counts" in p.stderr, p.stderr
 
 
 def test_a_result_file_open_for_writing_elsewhere_is_called_busy_not_foreign(workdir):
