@@ -246,20 +246,22 @@ def test_time_limit_checkpoint_requeue_resume(cluster, env, workdir, jobs):
     assert_complete(result, n, ranks=2)
 
 
+@pytest.mark.parametrize("limit", [4, 10], ids=["near-the-limit", "far-from-the-limit"])
 def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_rerun_without_progress(
-        cluster, env, workdir, jobs):
+        cluster, env, workdir, jobs, limit):
     """N = 27 with 2 pre-placed rows: units of hours each. Once a worker has had a second of CPU
     on its units, the time-limit warning (sent here as the script's header says:
     `scancel --signal=USR1 --batch`) ends the step within seconds, exit 75, and the script
     requeues the job. The ranks used to finish the units in their hands first: such a job ran
     into its time limit, was killed there (KillWait) and was never requeued.
-    The rerun is warned the same way before it journals a unit: two runs in a row without one
-    mean the time limit leaves no room for this job's units, so the script does not requeue it
-    again (exit 75, partial file kept). It used to requeue such a job for ever."""
+    The rerun is warned the same way before it journals a unit. With --time=4 every warning is
+    within 5 minutes of the limit, as Slurm's own: two runs in a row without a unit mean the limit
+    leaves no room for this job's units, so the script does not requeue it again (exit 75,
+    partial file kept); it used to requeue such a job for ever. With --time=10 they are
+    checkpoints asked for early, no such evidence: requeued again."""
     job = write_job(workdir, "n27.toml", n=27, depth=2, mode="count", out="results/n27.h5")
-    # --time=4: every warning comes less than 5 minutes before the limit, as Slurm's own does (a
-    # checkpoint asked for earlier is no evidence that the limit is too short).
-    jid = SL.sbatch(["-n", "2", "-c", "1", "--time=4", str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
+    jid = SL.sbatch(["-n", "2", "-c", "1", f"--time={limit}", str(SLURM / "nqueens.sbatch"), str(job)], workdir,
+                    env, jobs)
     log = workdir / f"nqueens-{jid}.out"
     idle = workdir / f".nqueens-{jid}.idle"
 
@@ -268,13 +270,16 @@ def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_
                    "a second of CPU on the worker's units", timeout=120)
         assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
 
+    def requeues(count):
+        wait_until(lambda: log.read_text().count("job requeued") == count,
+                   lambda: f"requeue {count} within 60 s:\n{log_text(log)}", timeout=60, step=0.5)
+
     warn_once_the_worker_computes()
-    wait_until(lambda: "job requeued" in log.read_text(), lambda: f"the requeue within 60 s:\n{log_text(log)}",
-               timeout=60, step=0.5)
+    requeues(1)
     text = log_text(log)
     assert "stopped by signal 10: 0 of" in text, text
     assert attrs(workdir / "results" / "n27.h5")["status"] == "partial"
-    assert idle.exists(), text   # the first run journaled no unit
+    assert idle.exists() == (limit == 4), text   # the first run journaled no unit, near its limit
 
     # The rerun, started early once the node has let the first run go (slurmtest.Slurm.wait_jobs).
     wait_until(lambda: SL.job_records(jid)[0].get("Reason") == "BeginTime" and SL.nodes_released(),
@@ -283,6 +288,11 @@ def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_
     assert SL.run(["scontrol", "update", f"JobId={jid}", "StartTime=now"]).returncode == 0
     wait_until(lambda: "start (restart 1)" in log.read_text(), "the rerun's start", timeout=60, step=0.5)
     warn_once_the_worker_computes()
+    if limit == 10:
+        requeues(2)
+        assert "journaled no unit" not in log_text(log)
+        SL.cancel([jid])
+        return
     (rec,) = SL.wait_jobs([jid], timeout=60)
     text = log_text(log)
     assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "75:0" and rec["Restarts"] == "1", f"{rec}\n{text}"
@@ -392,8 +402,9 @@ def test_a_sharded_job_submitted_again_after_a_shard_failed_merges(cluster, env,
     in_the_way = workdir / "results" / "s-shard1of2.h5"
     in_the_way.mkdir(parents=True)
 
-    def submit():
-        res = run([str(SLURM / "submit"), str(job), "--shards", "2", "-c", "1", "--time=5"], cwd=workdir, env=env)
+    def submit(*nq_args):
+        res = run([str(SLURM / "submit"), str(job), "--shards", "2", "-c", "1", "--time=5", *nq_args], cwd=workdir,
+                  env=env)
         assert res.returncode == 0, res.stderr
         ids = dict(line.split(" ", 1) for line in res.stdout.splitlines() if line.startswith(("job ", "merge-job ")))
         jobs.extend(ids.values())
@@ -413,6 +424,15 @@ def test_a_sharded_job_submitted_again_after_a_shard_failed_merges(cluster, env,
         assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", recs
     assert shard0.read_bytes() == first   # taken as done, not computed again
     assert "already holds the complete result of this job" in log_text(workdir / f"nq-13-{arr}_0.out")
+    assert_complete(workdir / "results" / "s.h5", 13)
+
+    # `-- --force` recomputes every shard and the merge replaces the result (with --skip-complete
+    # beside --force, every shard used to fail with exit 2).
+    arr, merge = submit("--", "--force")
+    recs = wait_jobs([arr, merge], timeout=180)
+    for rec in recs:
+        assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", recs
+    assert shard0.read_bytes() != first and attrs(shard0)["status"] == "complete"
     assert_complete(workdir / "results" / "s.h5", 13)
 
 
@@ -493,12 +513,17 @@ def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
 
     (cmd,) = submit("-N", "2")
     assert "--ntasks-per-node=1" in cmd and "--ntasks=1" not in cmd and "--nodes=1" not in cmd, cmd
-    for export, kept in [("--export=NONE", ""), ("--export=FOO=1", "FOO=1,"), ("--export=ALL,FOO=1", None)]:
-        (cmd,) = submit(export)
+    for export, kept in [(["--export=NONE"], ""), (["--export", "NONE"], ""), (["--export=FOO=1"], "FOO=1,"),
+                         (["--export=ALL,FOO=1"], None)]:
+        (cmd,) = submit(*export)
         if kept is None:
             assert " --export=ALL,FOO=1 " in cmd, cmd
         else:
             assert f" --export={kept}NQUEENS_BIN=/bin/true,NQ_SLURM_DIR={SLURM} " in cmd, cmd
+    (cmd,) = submit("--export=NQUEENS_BIN=/mine")   # the user's own binary stays theirs
+    assert f" --export=NQUEENS_BIN=/mine,NQ_SLURM_DIR={SLURM} " in cmd, cmd
+    _, merge = submit("--shards", "2", "--", "--force")   # -- --force: the merge may replace OUT
+    assert merge.endswith(" --force"), merge
     # sinfo that says nothing: one CPU, said (it was silent), and not asked at all with -c.
     stub = tmp_path / "bin"
     stub.mkdir()
@@ -547,6 +572,7 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
     ([], {"NQ_START_RETRIES": "abc"}, "error: NQ_START_RETRIES must be a whole number"),
     ([], {"NQ_RELAUNCH_DELAY": "1.5"}, "error: NQ_RELAUNCH_DELAY must be a whole number"),
     ([], {"NQ_START_WINDOW": ""}, "error: NQ_START_WINDOW must be a whole number"),
+    ([], {"NQ_SIGNAL_GRACE": "09"}, "error: NQ_SIGNAL_GRACE must be a whole number"),   # (octal to bash)
 ])
 def test_the_script_refuses_what_would_break_it_before_any_launch(tmp_path, nqueens_bin, opt, extra, needle):
     """Refused with exit 2 before any srun, so nothing is launched for nothing: a --status-file
