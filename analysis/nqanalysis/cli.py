@@ -165,6 +165,11 @@ def main(argv=None, out=None, err=None):
             args = parser.parse_args(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:   # (--help into a reader that left)
+        return 0
+    except NQError as exc:    # --help or a usage message that could not be written
+        print(f"nqanalyze: {exc}", file=err)
+        return exc.exit_code
     try:
         code = run(args, out, err)
         out.flush()

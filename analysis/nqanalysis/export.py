@@ -100,15 +100,16 @@ def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS):
     with ResultFile(path) as rf:
         _ensure_dir(csv_dir)
         up = os.path.join(csv_dir, "units.csv")
-        try:
+        bp = os.path.join(csv_dir, "boards.csv")
+        try:   # the files first: a reader of stdout that leaves must not cut them short
             nu = export_units(rf, up)
-            print(f"{up}: {nu} units", file=out)
-            if rf.has_boards:
-                bp = os.path.join(csv_dir, "boards.csv")
-                nb = export_boards(rf, bp, chunk_rows)
-                print(f"{bp}: {nb} boards", file=out)
-            else:
-                print(f"(no /boards in {rf.name}: mode {rf.mode}; boards.csv not written)", file=out)
+            nb = export_boards(rf, bp, chunk_rows) if rf.has_boards else None
         except OSError as exc:
             raise OutputError(f"cannot write CSV in {csv_dir}: {exc.strerror or exc}") from None
+        name, mode = rf.name, rf.mode
+    print(f"{up}: {nu} units", file=out)
+    if nb is None:
+        print(f"(no /boards in {name}: mode {mode}; boards.csv not written)", file=out)
+    else:
+        print(f"{bp}: {nb} boards", file=out)
     return 0

@@ -66,6 +66,22 @@ def test_output_that_cannot_be_written_is_exit_4_not_an_internal_error(runs, tmp
                            text=True, timeout=120)
         assert r.returncode == 4 and r.stderr.splitlines() == [
             f"nqanalyze {cmd}: cannot write the output to stdout: it is closed"], (cmd, r.stderr)
+    # --help too (a traceback, exit 1)
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([NQANALYZE, "--help"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert r.returncode == 4 and r.stderr.splitlines() == [
+        "nqanalyze: cannot write the output to stdout: No space left on device"], r.stderr
+
+
+def test_export_writes_its_files_whole_when_the_reader_of_stdout_leaves(runs, tmp_path):
+    # `export ... | true`: exit 4 "cannot write CSV ... Broken pipe", and boards.csv was never
+    # written. The files come first now; a reader that leaves is exit 0, as for every command.
+    csv = tmp_path / "ex"
+    r = subprocess.run(["bash", "-c", '"$@" | true; exit "${PIPESTATUS[0]}"', "-", NQANALYZE, "export",
+                        runs["boards_all8"], "--csv", csv], stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    assert (csv / "units.csv").is_file()
+    assert len((csv / "boards.csv").read_text().splitlines()) == 1 + 92   # a header, every board
 
 
 def test_every_command_reads_a_damaged_object_header_as_a_damaged_file(runs, tmp_path):
