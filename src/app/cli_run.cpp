@@ -136,7 +136,7 @@ void add_merge_command(CLI::App& cli, Runner& run) {
   struct Opts {
     std::string out;
     std::vector<std::string> shards;
-    bool force = false, skip_complete = false;
+    bool force = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("merge", "Combine the shard files of one job into one result file");
