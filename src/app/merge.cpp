@@ -15,7 +15,7 @@ namespace {
 constexpr std::uint64_t kBoardPiece = 1 << 16;
 
 // Every shard of one job has the same parameters but its shard index, the same plan size and
-// the same program version; the first difference is named in the error.
+// the same program version; every difference is named in the error.
 void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::string& file_a,
                   const std::string& file_b) {
   core::JobParams pa = a.params, pb = b.params;
@@ -25,8 +25,8 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
     diffs.push_back({"units_total", std::to_string(a.units_total), std::to_string(b.units_total)});
   if (a.program_version != b.program_version) diffs.push_back({"program_version", a.program_version, b.program_version});
   if (!diffs.empty())
-    throw ExitError(kRefused, "merge: " + file_b + " has " + diffs[0].name + " = " + diffs[0].b + " but " + file_a +
-                                  " has " + diffs[0].a + "; shards of different jobs cannot be merged");
+    throw ExitError(kRefused, "merge: shards of different jobs cannot be merged: " +
+                                  core::describe(diffs, "in " + file_a, "in " + file_b));
 }
 
 }  // namespace

@@ -231,9 +231,8 @@ void MasterSession::check_previous_result() {
 void MasterSession::judge_complete() const {
   const auto diffs = core::differences(complete_->params, c_.params);
   if (!diffs.empty()) {
-    std::string what;
-    for (const auto& d : diffs) what += (what.empty() ? "" : ", ") + d.name + " " + d.a + " there, " + d.b + " here";
-    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" + what +
+    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" +
+                                  core::describe(diffs, "there", "here") +
                                   "); --skip-complete takes only this job's as done: choose another --out");
   }
   if (complete_->matches_known == core::KnownMatch::mismatch)

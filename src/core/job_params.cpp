@@ -1,4 +1,5 @@
 #include "core/job_params.h"
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -55,6 +56,18 @@ void text_fields(const JobParams& p, F&& f) {
 }
 
 }  // namespace
+
+std::string describe(const std::vector<ParamDifference>& diffs, std::string_view where_a, std::string_view where_b) {
+  const auto text = [](const std::string& v) {   // names quoted, numbers not
+    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) ? v : "'" + v + "'";
+  };
+  std::string out;
+  for (const auto& d : diffs) {
+    out += (out.empty() ? "" : "; ") + d.name + " is " + text(d.a) + " ";
+    out.append(where_a).append(", ").append(text(d.b)).append(" ").append(where_b);
+  }
+  return out;
+}
 
 std::vector<ParamDifference> differences(const JobParams& a, const JobParams& b) {
   std::vector<std::pair<const char*, std::string>> fa;

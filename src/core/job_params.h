@@ -62,5 +62,9 @@ struct ParamDifference {
   std::string name, a, b;
 };
 std::vector<ParamDifference> differences(const JobParams& a, const JobParams& b);
+// The differences as one phrase, each value said where it is: with "in the journal" and "now",
+// "depth is 2 in the journal, 3 now; boards_stored is 'class' in the journal, 'all' now"
+// (names quoted, numbers not). Every message naming differing parameters says them this way.
+std::string describe(const std::vector<ParamDifference>& diffs, std::string_view where_a, std::string_view where_b);
 
 }  // namespace nq::core

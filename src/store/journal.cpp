@@ -131,13 +131,7 @@ std::string key_differences(const JournalKey& file, const JournalKey& now) {
     diffs.push_back({"units_total", std::to_string(file.units_total), std::to_string(now.units_total)});
   if (file.program_version != now.program_version)
     diffs.push_back({"program_version", file.program_version, now.program_version});
-  const auto text = [](const std::string& v) {   // names quoted, numbers not
-    return !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }) ? v : "'" + v + "'";
-  };
-  std::string out;
-  for (const auto& d : diffs)
-    out += (out.empty() ? "" : "; ") + d.name + " is " + text(d.a) + " in the journal, " + text(d.b) + " now";
-  return out;
+  return core::describe(diffs, "in the journal", "now");
 }
 
 // The fixed part of a payload.

@@ -746,8 +746,9 @@ struct ResultWriter::Impl {
       throw std::invalid_argument("store::commit: " + path + ": " + what);
     };
     auto num = [](auto v) { return std::to_string(v); };
-    for (const auto& d : core::differences(info.params, params))
-      bad("RunInfo " + d.name + " = " + d.a + " but the file was created for " + d.name + " = " + d.b);
+    if (const auto diffs = core::differences(info.params, params); !diffs.empty())
+      bad("the RunInfo is not of the job the file was created for: " +
+          core::describe(diffs, "in the RunInfo", "in the file"));
     if (info.units_done != units)
       bad("RunInfo.units_done = " + num(info.units_done) + " but " + num(units) + " units were written");
     if (info.total != weighted_total)

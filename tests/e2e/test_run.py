@@ -198,7 +198,7 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     assert f"{out} already holds the complete result of this job (total 724): nothing to do" in p.stderr, p.stderr
     assert out.read_bytes() == before and status.read_text() == "0 0\n"
     p = run(["run", "--n", 10, "--depth", 3, "--out", out, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
-    assert "complete result of other parameters (depth 6 there, 3 here)" in p.stderr, p.stderr
+    assert "complete result of other parameters (depth is 6 there, 3 here)" in p.stderr, p.stderr
     p = run(["run", "--n", 10, "--out", out, "--skip-complete", "--force"], ranks=ranks, check=EXIT["usage"])
     assert out.read_bytes() == before
     fresh = workdir / "f.h5"
@@ -285,4 +285,4 @@ def test_merge_refuses_shards_of_different_jobs(workdir):
     run(["run", "--n", 9, "--shard", "0/2", "--out", a], check=0)
     run(["run", "--n", 10, "--shard", "1/2", "--out", b], check=0)
     p = run(["merge", workdir / "m.h5", a, b])
-    assert p.returncode == EXIT["refused"] and "n = 10" in p.stderr
+    assert p.returncode == EXIT["refused"] and f"n is 9 in {a}, 10 in {b}" in p.stderr, p.stderr

@@ -165,7 +165,10 @@ def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env
     job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
     extra = {"relaunched": {}, "no-relaunch": {"NQ_START_RETRIES": "0"},
              "warned-meanwhile": {"NQ_RELAUNCH_DELAY": "600"}}[case]
-    jid = SL.sbatch(["--hold", "-n", "2", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job)],
+    # 15 minutes: the USR1 of warned-meanwhile is then far from the limit, so the script leaves no
+    # .idle mark for the requeued run (with 5 it did, and cancelling that run while still pending
+    # left the mark behind: the check of the files at the end failed when the cancel came first).
+    jid = SL.sbatch(["--hold", "-n", "2", "-c", "1", "--time=15", str(SLURM / "nqueens.sbatch"), str(job)],
                     workdir, dict(env, **extra), jobs)
     log = workdir / f"nqueens-{jid}.out"
     squatter = slurmd_spool_dir() / f"stepd.slurm.pmix.{jid}.0"
@@ -560,6 +563,10 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
     merge_cmd = [line for line in res.stderr.splitlines() if "merge.sbatch" in line]
     assert res.returncode == 0 and len(merge_cmd) == 1 and "-p debug -D sub" in merge_cmd[0], res.stderr
     assert f"result {tmp_path / 'sub' / 'results' / 'nqueens-n10-count.h5'}" in res.stdout, res.stdout
+    # Both spellings given: the last one wins, as with sbatch.
+    for args, where in [(["--chdir=other", "-D", "sub"], "sub"), (["-Dsub", "--chdir", "other"], "other")]:
+        res = run([str(SLURM / "submit"), str(minutes), "--dry-run", *args], cwd=tmp_path)
+        assert f"result {tmp_path / where / 'results' / 'nqueens-n10-count.h5'}" in res.stdout, (args, res.stdout)
     for args in (["--shards", "0"], ["--shards=0"], ["--shards", "1"], ["--shards"]):
         res = run([str(SLURM / "submit"), str(minutes), "--dry-run", *args], cwd=tmp_path)
         assert res.returncode == 2 and "--shards needs a whole number >= 2" in res.stderr, (args, res.stderr)

@@ -98,13 +98,16 @@ TEST_F(Merge, ShardsOfDifferentJobsAreRefusedNamingTheField) {
   const std::string b = shard(deeper, 1, 2);
   const auto [code, what] = refusal({a, b});
   EXPECT_EQ(code, app::kRefused);
-  EXPECT_EQ(what, "merge: " + b + " has depth = 3 but " + a + " has 2; shards of different jobs cannot be merged");
+  // Every difference is named: the depth, and the plan size that follows from it.
+  EXPECT_EQ(what, "merge: shards of different jobs cannot be merged: depth is 2 in " + a + ", 3 in " + b +
+                      "; units_total is " + std::to_string(app::test::plan_size(kJob)) + " in " + a + ", " +
+                      std::to_string(app::test::plan_size(deeper)) + " in " + b);
   core::JobParams other_symmetry = kJob;
   other_symmetry.symmetry = core::Symmetry::none;
   const std::string c = shard(other_symmetry, 1, 2);   // same depth: same file name as shard 1 of kJob
-  EXPECT_NE(refusal({a, c}).second.find("has symmetry = none but " + a + " has mirror;"), std::string::npos);
+  EXPECT_NE(refusal({a, c}).second.find("symmetry is 'mirror' in " + a + ", 'none' in " + c), std::string::npos);
   const std::string d = shard(kJob, 1, 3);
-  EXPECT_NE(refusal({a, d}).second.find("has shard_count = 3 but " + a + " has 2;"), std::string::npos);
+  EXPECT_NE(refusal({a, d}).second.find("shard_count is 2 in " + a + ", 3 in " + d), std::string::npos);
 }
 
 TEST_F(Merge, APartialShardIsRefused) {

@@ -124,4 +124,9 @@ TEST(JobParams, DifferencesNameEveryDifferingFieldWithBothValues) {
   for (const auto& x : d) text.push_back(x.name + ":" + x.a + "->" + x.b);
   EXPECT_EQ(text, (std::vector<std::string>{"mode:count->boards", "boards_stored:none->class", "depth:3->4",
                                             "symmetry:full->mirror", "shard_index:0->1", "shard_count:1->2"}));
+  // One phrase for every message that names them: numbers bare, names quoted, in file order.
+  const std::vector<ParamDifference> two(d.begin() + 1, d.begin() + 3);
+  EXPECT_EQ(describe(two, "in the journal", "now"),
+            "boards_stored is 'none' in the journal, 'class' now; depth is 3 in the journal, 4 now");
+  EXPECT_EQ(describe({}, "there", "here"), "");
 }
