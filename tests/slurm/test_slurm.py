@@ -165,9 +165,8 @@ def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env
     job = write_job(workdir, "n11.toml", n=11, mode="count", out="results/n11.h5")
     extra = {"relaunched": {}, "no-relaunch": {"NQ_START_RETRIES": "0"},
              "warned-meanwhile": {"NQ_RELAUNCH_DELAY": "600"}}[case]
-    # 15 minutes: the USR1 of warned-meanwhile is then far from the limit, so the script leaves no
-    # .idle mark for the requeued run (with 5 it did, and cancelling that run while still pending
-    # left the mark behind: the check of the files at the end failed when the cancel came first).
+    # 15 minutes: the USR1 of warned-meanwhile is then far from the limit, so the script keeps no
+    # .idle mark for the requeued run (a mark the cancelled, never rerun job would leave behind).
     jid = SL.sbatch(["--hold", "-n", "2", "-c", "1", "--time=15", str(SLURM / "nqueens.sbatch"), str(job)],
                     workdir, dict(env, **extra), jobs)
     log = workdir / f"nqueens-{jid}.out"
@@ -181,6 +180,10 @@ def test_a_launch_that_srun_reports_as_success_is_not_taken_for_one(cluster, env
             assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
             wait_until(lambda: "job requeued" in log.read_text(), lambda: f"the requeue:\n{log_text(log)}",
                        timeout=60, step=0.2)
+            # The script removes its status file as it ends, just after that line; a cancel sent
+            # before then kills it outright (SIGKILL), and the file stays (slurm/README.md).
+            wait_until(lambda: not list(workdir.glob(".nqueens-*")), "the status file's removal as the script ends",
+                       timeout=30, step=0.2)
             SL.cancel([jid])
         (rec,) = SL.wait_jobs([jid], timeout=120)
     finally:
