@@ -69,8 +69,9 @@ def main():
                     help="HDF5 bytes per unit, counts mode (measured at N = 19)")
     ap.add_argument("--journal-bytes-per-unit", type=float, default=104,
                     help="journal bytes per unit (92-byte payload + 12-byte frame, counts mode)")
-    ap.add_argument("--master-bytes-per-unit", type=float, default=100,
-                    help="master memory per unit of its shard (one UnitRecord, kept for the file)")
+    ap.add_argument("--master-bytes-per-unit", type=float, default=40.25,
+                    help="master memory per unit of its shard (app::UnitTable::Outcome, kept for the file, "
+                         "and 2 bits of the plan's tables)")
     a = ap.parse_args()
 
     q = known_totals()

@@ -8,11 +8,13 @@
 #include "app/report.h"
 #include "app/result_files.h"
 #include "app/run_end.h"
+#include "app/unit_table.h"
 
 namespace nq::app {
 namespace {
 
 constexpr std::uint64_t kBoardPiece = 1 << 16;
+constexpr std::uint64_t kUnitSlice = 1 << 16;
 
 // Every shard of one job has the same parameters but its shard index, the same plan size and
 // the same program version; every difference is named in the error.
@@ -75,18 +77,22 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   if (std::filesystem::exists(out, ec) && read_result_info(out).status == store::Status::complete && !force)
     throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");
 
-  std::vector<store::UnitRecord> records;
-  std::set<std::uint64_t> ids;
+  // The units in a table of the whole job (40 bytes a unit), read in slices: the shards' rows
+  // (88 bytes each in memory) are never all held at once.
+  const core::UnitPlan plan(first.params.n, first.params.depth, first.params.symmetry);
+  UnitTable table(core::Shard{}, first.units_total);
   store::RunInfo info = first;
   std::set<std::string> hosts;
   info.wall_seconds = 0;
+  std::vector<store::UnitRecord> slice;
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& si = readers[i]->info();
-    for (const auto& u : readers[i]->units()) {
-      if (!si.params.shard.contains(u.id) || !ids.insert(u.id).second)
-        throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
-                                       ", which is not part of its shard or appears twice");
-      records.push_back(u);
+    for (std::uint64_t start = 0; start < readers[i]->unit_count(); start += kUnitSlice) {
+      readers[i]->read_units(start, std::min(kUnitSlice, readers[i]->unit_count() - start), slice);
+      for (const auto& u : slice)
+        if (u.id >= first.units_total || !si.params.shard.contains(u.id) || !table.add(u))
+          throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
+                                         ", which is not part of its shard or appears twice");
     }
     info.wall_seconds += si.wall_seconds;
     info.ranks = std::max(info.ranks, si.ranks);
@@ -99,19 +105,20 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
       if (q > p) hosts.insert(si.hosts.substr(p, q - p));
     }
   }
-  if (records.size() != first.units_total)
-    throw ExitError(kBadInput, "merge: the shards hold " + std::to_string(records.size()) + " units, the job has " +
+  if (table.size() != first.units_total)
+    throw ExitError(kBadInput, "merge: the shards hold " + std::to_string(table.size()) + " units, the job has " +
                                    std::to_string(first.units_total));
   info.hosts.clear();
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};
-  const Totals totals = decide_totals(info, records, first.units_total, false);
+  const UnitSource units = table.units(plan);
+  const Totals totals = decide_totals(info, units, first.units_total, false);
   if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
   RunFacts facts;
   facts.complete = info.status == store::Status::complete;
   facts.integrity_ok = totals.integrity_ok;
   facts.matches_known = info.matches_known;
-  write_result_file(out, info, std::move(records), [&](const BoardSink& sink) {
+  write_result_file(out, info, units, [&](const BoardSink& sink) {
     std::vector<std::uint8_t> boards, sizes;
     std::vector<std::uint64_t> unit_ids;
     for (const auto& r : readers)

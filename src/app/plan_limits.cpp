@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 #include "app/exit_codes.h"
+#include "app/unit_table.h"
 #include "core/known_counts.h"
-#include "store/unit_record.h"
 
 namespace nq::app {
 namespace {
@@ -184,10 +184,10 @@ void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint
                               std::to_string(depth) + " (" + with_commas(deeper_units) + " units)");
 }
 
-// The README's Limits table quotes these sizes: update it with them.
-static_assert(sizeof(store::UnitRecord) == 88 && sizeof(core::WorkUnit) == 48, "README, Limits: per-unit bytes");
+// docs/usage.md's Limits table quotes these sizes: update it with them.
+static_assert(sizeof(UnitTable::Outcome) == 40 && sizeof(core::WorkUnit) == 48, "docs/usage.md, Limits: per-unit bytes");
 
-PlanCost run_cost(int shard_count) { return {"run", sizeof(store::UnitRecord), 2, shard_count}; }
+PlanCost run_cost(int shard_count) { return {"run", sizeof(UnitTable::Outcome), 2, shard_count}; }
 PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
 
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,

@@ -18,7 +18,7 @@ namespace nq::app {
 // tables at 128 MB each.
 inline constexpr std::uint64_t kMaxPlanUnits = std::uint64_t{1} << 30;
 // Memory of the master's per-unit tables: 16 GiB fit beside a worker on any current cluster node
-// and hold the largest shipped job unsharded (jobs/count-n27.toml: 164 M units, 14.5 GB);
+// and hold the largest shipped job unsharded (jobs/count-n27.toml: 164 M units, 6.6 GB);
 // --shard i/n divides the per-unit part by n.
 inline constexpr std::uint64_t kMaxMasterBytes = std::uint64_t{16} << 30;
 
@@ -29,8 +29,9 @@ struct PlanCost {
   std::uint64_t bits_per_plan_unit;  // bit tables over the whole plan
   int shard_count = 1;
 };
-// `run`'s master: a store::UnitRecord per unit of its shard (sizeof: 88 bytes), a done bit per
-// unit of the plan and another while it streams the journal's boards into the result file.
+// `run`'s master: a UnitTable::Outcome per unit of its shard (sizeof: 40 bytes), and at most 2
+// bits per unit of the plan: the table's done bit (per unit of the shard) and another while it
+// streams the journal's boards into the result file. `merge` keeps the same for the whole job.
 PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();

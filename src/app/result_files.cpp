@@ -19,13 +19,15 @@ store::RunInfo read_result_info(const std::string& path) {
   }
 }
 
-void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job,
-                     const core::StopFn& stop) {
-  info.units_done = records.size();
+void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_job, const core::StopFn& stop) {
+  core::StopPoll poll(stop, "adding up the units");
+  info.units_done = units.count;
   core::Total total = 0;
-  for (const auto& r : records)
+  units.for_each([&](const store::UnitRecord& r) {
+    poll.tick();
     if (!core::add_product(total, r.multiplicity, r.solutions))
       throw core::IntegrityError("128-bit overflow while adding unit " + std::to_string(r.id));
+  });
   info.total = total;
   const auto known = core::known_counts(info.params.n);
   info.known_total = known ? static_cast<std::int64_t>(known->total) : -1;
@@ -77,22 +79,23 @@ BoardSource no_boards() {
   return [](const BoardSink&) {};
 }
 
-void write_result_file(const std::string& path, const store::RunInfo& info,
-                       std::vector<store::UnitRecord> records, const BoardSource& boards,
-                       const core::StopFn& stop) {
+void write_result_file(const std::string& path, const store::RunInfo& info, const UnitSource& units,
+                       const BoardSource& boards, const core::StopFn& stop) {
   core::StopPoll poll(stop, "writing " + path);
-  // Sorting 10^8 records takes seconds: the comparison polls (an interrupted sort leaves the
-  // records in some order, and they are not used afterwards).
-  std::ranges::sort(records, [&](const store::UnitRecord& a, const store::UnitRecord& b) {
-    poll.tick();
-    return a.id < b.id;
-  });
   store::ResultWriter writer(path, info.params);   // its destructor removes an unfinished file
   constexpr std::size_t kSlice = 1 << 14;   // units per call between polls (~10 ms of compression)
-  for (std::size_t i = 0; i < records.size(); i += kSlice) {
+  std::vector<store::UnitRecord> slice;
+  slice.reserve(kSlice);
+  const auto append = [&] {
     poll.check();
-    writer.append_units(std::span(records).subspan(i, std::min(kSlice, records.size() - i)));
-  }
+    writer.append_units(slice);
+    slice.clear();
+  };
+  units.for_each([&](const store::UnitRecord& r) {
+    slice.push_back(r);
+    if (slice.size() == kSlice) append();
+  });
+  append();
   cluster::inject_write_fault();
   if (info.params.boards_mode())
     boards([&](auto b, auto c, auto ids) {

@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "app/unit_table.h"
 #include "core/boards.h"
 #include "core/stop.h"
 #include "store/journal.h"
@@ -20,8 +21,7 @@ store::RunInfo read_result_info(const std::string& path);
 // values and, for a whole complete job, P, R, unique (Burnside; IntegrityError if the identity
 // fails) and matches_known. A shard or a partial run gets unique = 0 and matches_known =
 // "unknown". The Burnside search (seconds from N = 22 on) polls `stop` (core::Interrupted).
-void finalize_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records, bool whole_job,
-                     const core::StopFn& stop = {});
+void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_job, const core::StopFn& stop = {});
 
 // Boards in pieces: boards (k*n), class sizes (k or empty), unit ids (k).
 using BoardSink = std::function<void(std::span<const std::uint8_t>, std::span<const std::uint8_t>,
@@ -35,11 +35,10 @@ BoardSource journal_board_source(const store::Journal& journal, const core::Unit
                                  std::uint64_t units_total);
 BoardSource no_boards();
 
-// Writes `path` atomically: units sorted by id, boards streamed from `boards`. Polls `stop`
-// while it sorts and writes: core::Interrupted leaves `path` as it was (the temporary file is
-// removed).
-void write_result_file(const std::string& path, const store::RunInfo& info,
-                       std::vector<store::UnitRecord> records, const BoardSource& boards,
-                       const core::StopFn& stop = {});
+// Writes `path` atomically: the units as `units` visits them (in id order), boards streamed from
+// `boards`. Polls `stop` while it writes: core::Interrupted leaves `path` as it was (the
+// temporary file is removed).
+void write_result_file(const std::string& path, const store::RunInfo& info, const UnitSource& units,
+                       const BoardSource& boards, const core::StopFn& stop = {});
 
 }  // namespace nq::app

@@ -4,16 +4,16 @@
 
 namespace nq::app {
 
-Totals decide_totals(store::RunInfo& info, const std::vector<store::UnitRecord>& records,
-                     std::uint64_t units_in_shard, bool stop_requested, const core::StopFn& stop) {
-  bool complete = records.size() == units_in_shard && !stop_requested;
+Totals decide_totals(store::RunInfo& info, const UnitSource& units, std::uint64_t units_in_shard, bool stop_requested,
+                     const core::StopFn& stop) {
+  bool complete = units.count == units_in_shard && !stop_requested;
   Totals t;
   try {
     try {
-      finalize_totals(info, records, complete && info.params.shard.whole(), stop);
+      finalize_totals(info, units, complete && info.params.shard.whole(), stop);
     } catch (const core::Interrupted&) {
       complete = false;   // stopped during the search: a partial file, as for any stop
-      finalize_totals(info, records, false);
+      finalize_totals(info, units, false);
     }
   } catch (const core::IntegrityError& e) {
     t.integrity_ok = false;

@@ -24,6 +24,7 @@
 #include "cluster/fault_injection.h"
 #include "core/known_counts.h"
 #include "core/symmetry.h"
+#include "core/total.h"
 #include "core/version.h"
 #include "store/journal.h"
 #include "store/result_file.h"
@@ -180,8 +181,7 @@ class MasterSession : public cluster::MasterHooks {
   std::optional<core::UnitPlan> plan_;
   std::uint64_t units_total_ = 0, units_in_shard_ = 0;
   std::unique_ptr<store::Journal> journal_;
-  std::vector<store::UnitRecord> records_;
-  std::vector<bool> done_;
+  std::optional<UnitTable> table_;   // the finished units of the shard
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   std::optional<std::string> write_failure_msg_;
   bool write_failure_ = false;
@@ -266,10 +266,10 @@ void MasterSession::prepare_plan() {
   // The table the limits allowed for, at once (pages are only used as it fills): no doubling
   // while it grows, and a machine that cannot hold it says so now, not hours into the run.
   try {
-    records_.reserve(units_in_shard_);
+    table_.emplace(p.shard, units_total_);
   } catch (const std::bad_alloc&) {
     throw ExitError(kUsage, "this machine cannot give the master " +
-                                std::to_string(units_in_shard_ * sizeof(store::UnitRecord) >> 20) + " MiB for the " +
+                                std::to_string(units_in_shard_ * sizeof(UnitTable::Outcome) >> 20) + " MiB for the " +
                                 std::to_string(units_in_shard_) + " units of its plan: use --shard i/n or a smaller --depth");
   }
 }
@@ -295,7 +295,6 @@ proto::JobSpec MasterSession::prepare_files() {
     throw;
   }
   remove_stale_temp_files(c_.out);
-  done_.assign(units_total_, false);
   core::StopPoll poll(stop, "reading the journal");
   for (const auto& r : journal_->take_recovered()) {   // the journal's copy is freed after the loop
     poll.tick();
@@ -311,15 +310,13 @@ proto::JobSpec MasterSession::prepare_files() {
                                    "): the journal was changed after it was written; move it away and rerun to recompute");
       }
     }
-    if (done_[r.id]) continue;   // a unit journaled twice (recomputed after a crash): keep one
-    done_[r.id] = true;
-    records_.push_back(r);
+    table_->add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
   }
   if (journal_->dropped_tail_bytes())
     std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
-  if (!records_.empty())
-    std::cerr << "nqueens: resuming from " << journal_path << ": " << records_.size() << " of "
+  if (table_->size())
+    std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of "
               << units_in_shard_ << " units already done\n";
   const fs::path dir = fs::absolute(out, ec).parent_path();
   const auto space = fs::space(dir, ec);
@@ -375,7 +372,7 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
   try {
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& r = results.results[i];
-      if (done_[r.id]) continue;   // finished twice (e.g. recomputed after a rejection): keep one
+      if (table_->done(r.id)) continue;   // finished twice (e.g. recomputed after a rejection): keep one
       store::UnitRecord rec;
       rec.id = r.id;
       rec.placement = units[i].placement;
@@ -387,10 +384,9 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
       rec.rank = r.rank;
       rec.thread = r.thread;
       journal_->append(rec, r.boards, r.class_sizes);
-      done_[rec.id] = true;
-      records_.push_back(rec);
+      table_->add(rec);
     }
-    cluster::inject_journal_fault(records_.size(), [this] { journal_->sync(); });
+    cluster::inject_journal_fault(table_->size(), [this] { journal_->sync(); });
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_sync_).count() >= c_.checkpoint_interval) {
       journal_->sync();
       last_sync_ = std::chrono::steady_clock::now();
@@ -425,10 +421,10 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
 
 RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
-  resumed_ = records_.size();
-  const std::uint64_t to_do = units_in_shard_ - records_.size();
+  resumed_ = table_->size();
+  const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
-      mpi_, job, [this](std::uint64_t id) { return done_[id] || !in_shard(id); }, to_do, *this,
+      mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,
       c_.progress_interval, c_.audit);
   if (code_ == kOk) print_memory(std::cout, outcome.peak_rss_kib);   // after the summary; an interrupted run prints none
   if (!outcome.unresponsive.empty()) {
@@ -448,7 +444,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   } catch (const store::WriteError& e) {
     fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
-  const std::size_t done = records_.size();
+  const std::uint64_t done = table_->size();
   finished_ = done - resumed_;
   store::RunInfo info;
   info.program_version = kProgramVersion;
@@ -464,10 +460,9 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   if (done == units_in_shard_ && !stop_signal_received() && c_.params.shard.whole() && c_.params.n >= kAnnounceBurnsideN)
     std::cerr << "nqueens: Burnside check: counting the boards fixed by the half and quarter turns (N = "
               << c_.params.n << ")\n";
-  const Totals totals = decide_totals(info, records_, units_in_shard_, stop_signal_received(), stop_on_signal());
+  const Totals totals = decide_totals(info, table_->units(*plan_), units_in_shard_, stop_signal_received(), stop_on_signal());
   if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
-  core::Total nodes = 0;
-  for (const auto& rec : records_) nodes += rec.nodes;
+  const core::Total nodes = table_->nodes();
 
   RunFacts facts;
   facts.file = FileWrite::skipped;
@@ -475,7 +470,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
       // being written): OUT stays as it was, the journal has every finished unit.
-      write_result_file(c_.out, info, std::move(records_), journal_board_source(*journal_, *plan_, c_.params.boards, units_total_),
+      write_result_file(c_.out, info, table_->units(*plan_), journal_board_source(*journal_, *plan_, c_.params.boards, units_total_),
                         stop_on_new_signal());
       facts.file = FileWrite::written;
     } catch (const store::WriteError& e) {

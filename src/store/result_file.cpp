@@ -358,9 +358,9 @@ struct ExtendibleDataset {
               s, what);
   }
   template <class T>
-  std::vector<T> read_all(const h5::Site& s) const {
-    std::vector<T> v(static_cast<std::size_t>(rows * (width ? width : 1)));
-    read(0, rows, v.data(), s);
+  std::vector<T> read_rows(hsize_t start_row, hsize_t count, const h5::Site& s) const {
+    std::vector<T> v(static_cast<std::size_t>(count * (width ? width : 1)));
+    read(start_row, count, v.data(), s);
     return v;
   }
 };
@@ -900,20 +900,41 @@ ResultReader::~ResultReader() = default;
 const RunInfo& ResultReader::info() const { return impl_->info; }
 
 std::vector<UnitRecord> ResultReader::units() const {
+  std::vector<UnitRecord> out;
+  read_units(0, unit_count(), out);
+  return out;
+}
+
+std::uint64_t ResultReader::unit_count() const { return impl_->u_id.rows; }
+
+namespace {
+
+// Throws std::out_of_range unless [start, start+count) lies within `rows` rows of `what`.
+void check_rows(std::uint64_t start, std::uint64_t count, std::uint64_t rows, const std::string& path,
+                const char* what) {
+  if (start > rows || count > rows - start)
+    throw std::out_of_range("store::read: " + path + ": " + what + " " + std::to_string(start) + "+" +
+                            std::to_string(count) + " past the " + std::to_string(rows) + " stored");
+}
+
+}  // namespace
+
+void ResultReader::read_units(std::uint64_t start, std::uint64_t count, std::vector<UnitRecord>& out) const {
   h5::silence_errors();
   const Impl& m = *impl_;
   const auto& s = m.site;
-  const auto ids = m.u_id.read_all<std::uint64_t>(s);
-  const auto placement = m.u_placement.read_all<std::uint8_t>(s);
-  const auto mult = m.u_multiplicity.read_all<std::uint32_t>(s);
-  const auto sol = m.u_solutions.read_all<std::uint64_t>(s);
-  const auto nodes = m.u_nodes.read_all<std::uint64_t>(s);
-  const auto secs = m.u_seconds.read_all<double>(s);
-  const auto started = m.u_started.read_all<double>(s);
-  const auto rank = m.u_rank.read_all<std::int32_t>(s);
-  const auto thread = m.u_thread.read_all<std::int32_t>(s);
+  check_rows(start, count, m.u_id.rows, m.path, "units");
+  const auto ids = m.u_id.read_rows<std::uint64_t>(start, count, s);
+  const auto placement = m.u_placement.read_rows<std::uint8_t>(start, count, s);
+  const auto mult = m.u_multiplicity.read_rows<std::uint32_t>(start, count, s);
+  const auto sol = m.u_solutions.read_rows<std::uint64_t>(start, count, s);
+  const auto nodes = m.u_nodes.read_rows<std::uint64_t>(start, count, s);
+  const auto secs = m.u_seconds.read_rows<double>(start, count, s);
+  const auto started = m.u_started.read_rows<double>(start, count, s);
+  const auto rank = m.u_rank.read_rows<std::int32_t>(start, count, s);
+  const auto thread = m.u_thread.read_rows<std::int32_t>(start, count, s);
   const auto w = static_cast<std::size_t>(m.info.params.n);
-  std::vector<UnitRecord> out(ids.size());
+  out.assign(ids.size(), UnitRecord{});
   for (std::size_t i = 0; i < ids.size(); ++i) {
     UnitRecord& u = out[i];
     u.id = ids[i];
@@ -926,7 +947,6 @@ std::vector<UnitRecord> ResultReader::units() const {
     u.rank = rank[i];
     u.thread = thread[i];
   }
-  return out;
 }
 
 std::uint64_t ResultReader::board_count() const { return impl_->b_solutions.rows; }
@@ -935,10 +955,7 @@ void ResultReader::read_boards(std::uint64_t start, std::uint64_t count, std::ve
                                std::vector<std::uint8_t>& class_sizes, std::vector<std::uint64_t>& unit_ids) const {
   h5::silence_errors();
   const Impl& m = *impl_;
-  const std::uint64_t rows = m.b_solutions.rows;
-  if (start > rows || count > rows - start)
-    throw std::out_of_range("store::read: " + m.path + ": boards " + std::to_string(start) + "+" +
-                            std::to_string(count) + " past the " + std::to_string(rows) + " stored");
+  check_rows(start, count, m.b_solutions.rows, m.path, "boards");
   const auto k = static_cast<std::size_t>(count);
   boards.resize(k * static_cast<std::size_t>(m.info.params.n));
   unit_ids.resize(k);

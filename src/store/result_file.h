@@ -104,6 +104,9 @@ class ResultReader {
 
   const RunInfo& info() const;
   std::vector<UnitRecord> units() const;   // all of /units, in file (= id) order
+  std::uint64_t unit_count() const;        // rows of /units
+  // Rows [start, start+count) of /units into `out` (resized). std::out_of_range past unit_count().
+  void read_units(std::uint64_t start, std::uint64_t count, std::vector<UnitRecord>& out) const;
   std::uint64_t board_count() const;       // rows of /boards/solutions; 0 in count mode
   // Boards [start, start+count): boards gets count*n columns, unit_ids count ids, class_sizes
   // count sizes in class mode (cleared otherwise). std::out_of_range past board_count().

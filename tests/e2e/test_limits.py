@@ -41,7 +41,7 @@ def io_error_after_the_plan_check(args, workdir, ranks):
 
 
 @pytest.mark.parametrize("ranks", [None, 2])
-@pytest.mark.parametrize("plan", [["--n", 29], ["--n", 26, "--depth", 22], ["--n", 26, "--depth", 22,
+@pytest.mark.parametrize("plan", [["--n", 31], ["--n", 26, "--depth", 22], ["--n", 26, "--depth", 22,
                                                                             "--symmetry", "full"]])
 def test_a_plan_beyond_the_limits_is_refused_at_once_naming_a_depth_that_works(workdir, plan, ranks):
     out = workdir / "results" / "out.h5"
@@ -58,7 +58,7 @@ def test_a_plan_beyond_the_limits_is_refused_at_once_naming_a_depth_that_works(w
     assert n == plan[1] and depth_ok < depth
     if "--depth" in plan:   # ~1e17 units: over the per-plan limit, which sharding does not help
         assert "over the limit of 1,073,741,824 (2^30) per plan" in p.stderr and "--shard" not in p.stderr
-    else:                   # the default plan: ~3e8-9e8 units, more than the master's 16 GiB
+    else:                   # N = 31's default plan: ~5.9e8 units, more than the master's 16 GiB (4.3e8)
         assert "over its limit of 16 GiB" in p.stderr
         shards = int(re.search(r"--shard i/(\d+) \(", p.stderr).group(1))
         io_error_after_the_plan_check(["run", "--n", n, "--symmetry", symmetry, "--depth", depth,
@@ -67,17 +67,18 @@ def test_a_plan_beyond_the_limits_is_refused_at_once_naming_a_depth_that_works(w
 
 
 def test_a_plan_its_estimate_lets_through_is_refused_by_its_exact_count(workdir):
-    # N = 31, depth 4, full: ~5.9e8 units, estimated within 5 % of what 3 shards may hold
-    # (580,727,970 each), so they are counted: the count stops past the limit, before any file.
+    # N = 30, depth 4, full: ~4.37e8 units, estimated within 5 % of what one master may hold
+    # (426,829,048 at 40 bytes and 2 bits a unit), so they are counted: the count stops past the
+    # limit, before any file.
     out = workdir / "results" / "out.h5"
-    p = run(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", "0/3", "--out", out], timeout=120)
+    p = run(["run", "--n", 30, "--depth", 4, "--symmetry", "full", "--out", out], timeout=120)
     assert p.returncode == EXIT["usage"], p.stderr
     assert "counting the work units of the plan" in p.stderr
     assert re.search(r"has more than [\d,]+ work units; the master would keep more than [\d.]+ GB", p.stderr), p.stderr
     assert not (workdir / "results").exists()
     shards = int(re.search(r"--shard i/(\d+) \(", p.stderr).group(1))
-    assert shards > 3
-    io_error_after_the_plan_check(["run", "--n", 31, "--depth", 4, "--symmetry", "full", "--shard", f"0/{shards}"],
+    assert shards >= 2
+    io_error_after_the_plan_check(["run", "--n", 30, "--depth", 4, "--symmetry", "full", "--shard", f"0/{shards}"],
                                   workdir, None)
 
 
@@ -169,7 +170,8 @@ def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_
         kill_group(proc)
     key = Journal(journal_of(out)).key()
     units = key["units_total"]
-    # 2. Every unit journaled, with a synthetic count: multiplicity 8 x 2^58 each, a total past 2^64.
+    # 2. Every unit journaled, with a synthetic count: 2^58 completions each, a total past 2^64
+    #    (the records say multiplicity 8 and no placement: the file takes both from the plan).
     journal_of(out).write_bytes(journal_header(key) + b"".join(journal_record(i, 8, 2 ** 58) for i in range(units)))
     before = journal_of(out).read_bytes()
     # 3. The rerun has nothing left to compute and starts the Burnside search (~40 s at N = 24).
@@ -183,7 +185,10 @@ def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_
     a = attrs(out)
     assert a["status"] == "partial" and a["units_done"] == units and a["unique"] == 0
     assert a["matches_known"] == "unknown" and a["rot180_fixed"] == 0
-    assert int(a["total_decimal"]) == units * 8 * 2 ** 58 > TWO64 and a["total"] == TWO64 - 1
+    u = units_table(out)
+    assert list(u["id"]) == list(range(units)) and set(u["multiplicity"]) <= {2, 4, 8}
+    assert (u["placement"][:, 0] != 0xFF).all()   # the border's top queen, made again from the plan
+    assert int(a["total_decimal"]) == int(u["multiplicity"].sum()) * 2 ** 58 > TWO64 and a["total"] == TWO64 - 1
     assert journal_of(out).read_bytes() == before   # the finished work is intact
 
 

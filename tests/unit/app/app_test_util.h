@@ -37,6 +37,13 @@ inline std::vector<store::UnitRecord> finished_units(const core::JobParams& p) {
   return out;
 }
 
+// `records` (in id order, kept alive by the caller) as the source of a result file's units.
+inline UnitSource source_of(const std::vector<store::UnitRecord>& records) {
+  return {records.size(), [&records](const UnitVisitor& f) {
+            for (const auto& r : records) f(r);
+          }};
+}
+
 inline std::uint64_t plan_size(const core::JobParams& p) { return core::UnitPlan(p.n, p.depth, p.symmetry).size(); }
 
 // The RunInfo of `records` of the job `p`, decided as a run decides it.
@@ -46,7 +53,7 @@ inline store::RunInfo run_info(const core::JobParams& p, const std::vector<store
   info.params = p;
   info.units_total = plan_size(p);
   info.hosts = "node" + std::to_string(p.shard.index);
-  decide_totals(info, records, p.shard.size(info.units_total), false);
+  decide_totals(info, source_of(records), p.shard.size(info.units_total), false);
   return info;
 }
 
@@ -54,7 +61,7 @@ inline store::RunInfo run_info(const core::JobParams& p, const std::vector<store
 inline store::RunInfo write_shard(const std::string& path, const core::JobParams& p) {
   const auto records = finished_units(p);
   const auto info = run_info(p, records);
-  write_result_file(path, info, records, no_boards());
+  write_result_file(path, info, source_of(records), no_boards());
   return info;
 }
 

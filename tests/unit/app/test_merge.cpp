@@ -118,7 +118,7 @@ TEST_F(Merge, APartialShardIsRefused) {
   records.pop_back();
   store::RunInfo info = app::test::run_info(p, records);
   ASSERT_EQ(info.status, store::Status::partial);
-  app::write_result_file(files[1], info, records, app::no_boards());
+  app::write_result_file(files[1], info, app::test::source_of(records), app::no_boards());
   const auto [code, what] = refusal(files);
   EXPECT_EQ(code, app::kRefused);
   EXPECT_NE(what.find(files[1] + " is partial"), std::string::npos) << what;
@@ -148,7 +148,7 @@ TEST_F(Merge, ShardsWithAWrongCountMergeIntoAFileThatSaysSoAndExit6) {
   p.shard = {1, 2};
   auto records = app::test::finished_units(p);
   records[0].solutions += 8;   // a wrong count a worker might have sent
-  app::write_result_file(files[1], app::test::run_info(p, records), records, app::no_boards());
+  app::write_result_file(files[1], app::test::run_info(p, records), app::test::source_of(records), app::no_boards());
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   EXPECT_EQ(app::merge_shards(file("merged.h5"), files, false), app::kVerifyFailed);

@@ -19,7 +19,7 @@ Decided decide(const core::JobParams& p, const std::vector<store::UnitRecord>& r
                const core::StopFn& stop = {}) {
   Decided d;
   d.info.params = p;
-  d.totals = app::decide_totals(d.info, records, p.shard.size(app::test::plan_size(p)), stop_requested, stop);
+  d.totals = app::decide_totals(d.info, app::test::source_of(records), p.shard.size(app::test::plan_size(p)), stop_requested, stop);
   return d;
 }
 

@@ -170,6 +170,24 @@ TEST_F(ResultFile, RoundTripKeepsAttributesUnitsAndEveryBoard) {
     EXPECT_TRUE(core::is_solution(std::span(boards).subspan(b * 8, 8))) << b;
 }
 
+TEST_F(ResultFile, UnitsReadInSlicesAreTheRowsWrittenAndNoRowPastTheEnd) {
+  const Job j = make_job(10, 3, "none");
+  ASSERT_GT(j.units.size(), 40u);
+  write_job(file("out.h5"), j);
+  const ResultReader r(file("out.h5"));
+  ASSERT_EQ(r.unit_count(), j.units.size());
+  std::vector<UnitRecord> slice, all;
+  for (std::uint64_t start = 0; start < r.unit_count(); start += 7) {   // the last slice is short
+    r.read_units(start, std::min<std::uint64_t>(7, r.unit_count() - start), slice);
+    all.insert(all.end(), slice.begin(), slice.end());
+  }
+  EXPECT_EQ(all, j.units);
+  r.read_units(r.unit_count(), 0, slice);
+  EXPECT_TRUE(slice.empty());
+  EXPECT_THROW(r.read_units(r.unit_count(), 1, slice), std::out_of_range);
+  EXPECT_THROW(r.read_units(r.unit_count() - 5, 6, slice), std::out_of_range);
+}
+
 TEST_F(ResultFile, RoundTripKeepsClassRepresentativesAndClassSizes) {
   const Job j = make_job(8, 3, "class");
   write_job(file("out.h5"), j);

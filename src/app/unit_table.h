@@ -1,0 +1,66 @@
+// The finished units of a job, as `run`'s master and `merge` keep them until they write the
+// result file, and the one way the file's /units rows are read out of them (UnitSource).
+// Not thread-safe: the master's session and merge use a table from one thread.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+#include "core/job_params.h"
+#include "core/total.h"
+#include "core/units.h"
+#include "store/unit_record.h"
+
+namespace nq::app {
+
+// Finished units visited whole, each once, in strictly increasing id order.
+using UnitVisitor = std::function<void(const store::UnitRecord&)>;
+struct UnitSource {
+  std::uint64_t count = 0;                           // the units for_each visits
+  std::function<void(const UnitVisitor&)> for_each;
+};
+
+// The units of one shard of a plan, by their place in the shard (id / shard count), a done bit
+// and what the unit's result said (Outcome, 40 bytes) each. A unit's placement and multiplicity
+// are not kept: they are the plan's, made again by its cursor (core::UnitCursor, deterministic:
+// the master numbers the units it sends with it) when the table is read back in id order. A
+// store::UnitRecord is 88 bytes: jobs/count-n27.toml's 164,432,215 units took 14.5 GB on the
+// master, now 6.6 GB.
+class UnitTable {
+ public:
+  struct Outcome {   // a store::UnitRecord less its id, placement and multiplicity
+    std::uint64_t solutions;
+    std::uint64_t nodes;
+    double seconds;
+    double started;
+    std::int32_t rank;
+    std::int32_t thread;
+  };
+
+  // The whole table at once (std::bad_alloc if the machine cannot give it); its pages are only
+  // used as it fills.
+  UnitTable(core::Shard shard, std::uint64_t units_total);
+
+  std::uint64_t units_in_shard() const { return done_.size(); }
+  std::uint64_t size() const { return size_; }   // units done
+  // Whether unit `id` (of the shard, < units_total) is done.
+  bool done(std::uint64_t id) const { return done_[slot(id)]; }
+  // Keeps what `r` says of its unit; false, and nothing changed, if the unit was done already.
+  // std::out_of_range if r.id is past the plan or outside the shard.
+  bool add(const store::UnitRecord& r);
+  core::Total nodes() const { return nodes_; }   // searched by the done units
+  // The done units, their placement and multiplicity from `plan` (the table's plan: a plan of
+  // fewer units is a std::logic_error).
+  UnitSource units(const core::UnitPlan& plan) const;
+
+ private:
+  std::uint64_t slot(std::uint64_t id) const { return id / static_cast<std::uint64_t>(shard_.count); }
+  core::Shard shard_;
+  std::uint64_t units_total_;
+  std::uint64_t size_ = 0;
+  core::Total nodes_ = 0;
+  std::vector<bool> done_;
+  std::unique_ptr<Outcome[]> outcomes_;   // set where done_ is
+};
+
+}  // namespace nq::app
