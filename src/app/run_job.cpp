@@ -164,7 +164,10 @@ class MasterSession : public cluster::MasterHooks {
   // prepare(): the plan (checked against the limits, touching no file), then the output and the journal.
   void prepare_plan();
   proto::JobSpec prepare_files();
-  std::unique_ptr<store::Journal> open_journal(const std::string& path, const core::StopFn& stop) const;
+  std::unique_ptr<store::Journal> open_journal(const std::string& path, const core::StopFn& stop,
+                                               const store::Journal::RecoveredFn& on_recovered) const;
+  // A record the journal holds from an earlier run, into the table (its unit's result is kept).
+  void recover(const store::UnitRecord& r, const std::string& journal_path);
   void check_previous_result();
   // --skip-complete, OUT complete (complete_) and the parameters final: throws AlreadyComplete
   // for this job's verified result, ExitError(kRefused) for any other.
@@ -284,34 +287,17 @@ proto::JobSpec MasterSession::prepare_files() {
   const std::string journal_path = c_.out + ".journal";
   const auto stop = stop_on_signal();
   cluster::inject_open_fault();
-  journal_ = open_journal(journal_path, stop);
+  journal_ = open_journal(journal_path, stop, [&](const store::UnitRecord& r) { recover(r, journal_path); });
   try {
     check_previous_result();
   } catch (...) {   // finished meanwhile (refused, or done): the empty journal this run made goes again
     try {
-      if (journal_->recovered().empty()) journal_->remove();
+      if (!journal_->recovered_count()) journal_->remove();
     } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
     }
     throw;
   }
   remove_stale_temp_files(c_.out);
-  core::StopPoll poll(stop, "reading the journal");
-  for (const auto& r : journal_->take_recovered()) {   // the journal's copy is freed after the loop
-    poll.tick();
-    if (r.id >= units_total_ || !in_shard(r.id))
-      throw ExitError(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
-                                     ", which is not part of this job");
-    if (c_.params.boards_mode()) {   // the file's boards are made from the record's placement
-      try {
-        plan_->checked_search(core::WorkUnit{r.id, r.multiplicity, r.placement});
-      } catch (const std::invalid_argument& e) {   // a record with a valid CRC that no run wrote
-        throw core::IntegrityError("journal " + journal_path + ": the record of unit " + std::to_string(r.id) +
-                                   " does not fit the plan (" + e.what() +
-                                   "): the journal was changed after it was written; move it away and rerun to recompute");
-      }
-    }
-    table_->add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
-  }
   if (journal_->dropped_tail_bytes())
     std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
@@ -329,11 +315,28 @@ proto::JobSpec MasterSession::prepare_files() {
   return proto::JobSpec{c_.params, c_.threads};
 }
 
+void MasterSession::recover(const store::UnitRecord& r, const std::string& journal_path) {
+  if (r.id >= units_total_ || !in_shard(r.id))
+    throw ExitError(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
+                                   ", which is not part of this job");
+  if (c_.params.boards_mode()) {   // the file's boards are made from the record's placement
+    try {
+      plan_->checked_search(core::WorkUnit{r.id, r.multiplicity, r.placement});
+    } catch (const std::invalid_argument& e) {   // a record with a valid CRC that no run wrote
+      throw core::IntegrityError("journal " + journal_path + ": the record of unit " + std::to_string(r.id) +
+                                 " does not fit the plan (" + e.what() +
+                                 "): the journal was changed after it was written; move it away and rerun to recompute");
+    }
+  }
+  table_->add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
+}
+
 // The journal, under its lock. A lock that another process holds is waited for, up to
 // --lock-wait seconds, polling the stop flag: a file server keeps the lock of a master whose node
 // died until its lease ends (NFSv4: ~90 s), and a requeued job can start sooner. Without the wait
 // (or after it) JournalInUse: exit 5.
-std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& path, const core::StopFn& stop) const {
+std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& path, const core::StopFn& stop,
+                                                            const store::Journal::RecoveredFn& on_recovered) const {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   const auto waited = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
@@ -341,7 +344,8 @@ std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& p
   for (bool announced = false;;) {
     try {
       auto journal = std::make_unique<store::Journal>(path, store::JournalKey{c_.params, units_total_, kProgramVersion}, stop,
-                                                      c_.force ? store::Journal::Open::discard : store::Journal::Open::resume);
+                                                      c_.force ? store::Journal::Open::discard : store::Journal::Open::resume,
+                                                      on_recovered);
       if (announced) {
         std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
         line << "nqueens: " << path << " is free now, after " << std::fixed << std::setprecision(1) << waited() << " s\n";

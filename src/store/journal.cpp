@@ -231,7 +231,8 @@ std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, s
 
 // ---------------------------------------------------------------------------------------------
 
-Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop, Open open)
+Journal::Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop, Open open,
+                 const RecoveredFn& on_recovered)
     : path_(path), key_(key) {
   if (key.params.n < 1 || key.params.n > core::kMaxN)
     throw std::invalid_argument("store::journal: board size " + std::to_string(key.params.n) + " is outside 1.." +
@@ -240,7 +241,7 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
   open_locked(open);
   try {
     read_header(key);
-    scan(stop);
+    scan(stop, on_recovered);
   } catch (...) {
     ::close(fd_);
     fd_ = -1;
@@ -346,7 +347,7 @@ void Journal::read_header(const JournalKey& key) {
   data_start_ = 16 + klen + 4;
 }
 
-void Journal::scan(const core::StopFn& stop) {
+void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
   core::StopPoll poll(stop, "reading the journal");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path_ + ": " + fs::errno_text(errno));
@@ -356,7 +357,9 @@ void Journal::scan(const core::StopFn& stop) {
   while (off < end) {
     poll.tick();
     if (auto pr = probe(fd_, path_, off, end, key_, payload)) {
-      recovered_.push_back(pr->fixed.unit);
+      if (on_recovered) on_recovered(pr->fixed.unit);
+      else recovered_.push_back(pr->fixed.unit);
+      ++recovered_count_;
       off += pr->size;
       continue;
     }

@@ -64,6 +64,7 @@ class Journal {
  public:
   using RecordFn = std::function<void(const UnitRecord&, std::span<const std::uint8_t> boards,
                                       std::span<const std::uint8_t> class_sizes)>;
+  using RecoveredFn = std::function<void(const UnitRecord&)>;
 
   // resume: keep the records found; discard: start over (--force), removing an existing journal
   // once its lock is taken (never one that a running job holds).
@@ -77,16 +78,19 @@ class Journal {
   // CorruptJournal. JournalInUse if another process holds it (another run of the same job);
   // WriteError if the file cannot be created/written. std::invalid_argument for a key with n
   // outside 1..32. The scan polls `stop` (core::Interrupted; nothing is changed then).
-  Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {}, Open open = Open::resume);
+  // `on_recovered`, if given, is called with each valid record as the scan finds it (file order,
+  // boards not loaded), and recovered() stays empty: a caller that keeps the records its own way
+  // never holds them twice (88 bytes a record). An exception from it ends the constructor.
+  Journal(const std::string& path, const JournalKey& key, const core::StopFn& stop = {}, Open open = Open::resume,
+          const RecoveredFn& on_recovered = {});
   ~Journal();   // flushes the buffer (best effort, no fsync)
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
   const std::string& path() const { return path_; }
-  // Unit records found on open, in file order (boards not loaded).
+  // Unit records found on open, in file order (boards not loaded); empty if on_recovered took them.
   const std::vector<UnitRecord>& recovered() const { return recovered_; }
-  // Moves them out (recovered() is empty afterwards): the master keeps one copy, not two.
-  std::vector<UnitRecord> take_recovered() { return std::move(recovered_); }
+  std::uint64_t recovered_count() const { return recovered_count_; }   // however they were taken
   std::uint64_t dropped_tail_bytes() const { return dropped_tail_bytes_; }
 
   // Buffered append of one unit: `boards` holds k*n columns (empty in count mode), class_sizes k
@@ -110,7 +114,7 @@ class Journal {
   // there first. A kill in between leaves the temporary file (app::run_job removes it later).
   bool create_file(const JournalKey& key);
   void read_header(const JournalKey& key);
-  void scan(const core::StopFn& stop);
+  void scan(const core::StopFn& stop, const RecoveredFn& on_recovered);
   void put(const std::uint8_t* data, std::size_t size) const;
   void flush() const;
   void check_usable() const;
@@ -124,6 +128,7 @@ class Journal {
   mutable bool failed_ = false;
   bool removed_ = false;
   std::vector<UnitRecord> recovered_;
+  std::uint64_t recovered_count_ = 0;
   std::uint64_t dropped_tail_bytes_ = 0;
 };
 

@@ -395,11 +395,26 @@ TEST_F(JournalTest, LargeRecordsBypassTheBufferAndStillRoundTrip) {
 
 TEST_F(JournalTest, RecoveredRecordsCanBeTakenOverWithoutACopy) {
   write_three(file("j"));
-  Journal j(file("j"), key_for("class"));
-  const auto taken = j.take_recovered();
+  const auto kept = Journal(file("j"), key_for("class")).recovered();
+  std::vector<UnitRecord> taken;
+  Journal j(file("j"), key_for("class"), {}, Journal::Open::resume, [&](const UnitRecord& r) { taken.push_back(r); });
   ASSERT_EQ(taken.size(), 3u);
   EXPECT_EQ(taken[1], unit(7));
+  EXPECT_EQ(taken, kept);
   EXPECT_TRUE(j.recovered().empty());
+  EXPECT_EQ(j.recovered_count(), 3u);
+}
+
+TEST_F(JournalTest, ARecordTheCallerRefusesEndsTheOpenAndLeavesTheJournalUnlocked) {
+  write_three(file("j"));
+  int seen = 0;
+  EXPECT_THROW(Journal(file("j"), key_for("class"), {}, Journal::Open::resume,
+                       [&](const UnitRecord&) {
+                         if (++seen == 2) throw std::runtime_error("not this job's unit");
+                       }),
+               std::runtime_error);
+  EXPECT_EQ(seen, 2);
+  EXPECT_EQ(Journal(file("j"), key_for("class")).recovered().size(), 3u);   // not held, not changed
 }
 
 TEST_F(JournalTest, ScanningALongJournalStopsWhenAsked) {
