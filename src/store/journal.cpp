@@ -199,6 +199,45 @@ bool pread_exact(int fd, void* buf, std::size_t n, std::uint64_t off, const std:
   return true;
 }
 
+// Reads of one file through a window of kWindow bytes, for scans: a run of small records costs
+// one pread per window, not two per record (two took ~3.5 us a record here: resuming a journal
+// of 15 M records spent 52 s reading it). Reads larger than a quarter window go straight to the
+// file. The file must not change while a window is in use.
+class FileWindow {
+ public:
+  FileWindow(int fd, const std::string& path) : fd_(fd), path_(path) {}
+  // pread_exact through the window: false if the file ends first.
+  bool read(void* out, std::size_t n, std::uint64_t off) {
+    if (n > kWindow / 4) return pread_exact(fd_, out, n, off, path_);
+    if (off < start_ || off - start_ + n > size_) fill(off);
+    if (off - start_ + n > size_) return false;
+    std::memcpy(out, buf_.data() + (off - start_), n);
+    return true;
+  }
+
+ private:
+  static constexpr std::size_t kWindow = 1 << 20;
+  void fill(std::uint64_t off) {
+    buf_.resize(kWindow);
+    std::size_t got = 0;
+    while (got < kWindow) {
+      const ssize_t r = ::pread(fd_, buf_.data() + got, kWindow - got, static_cast<off_t>(off + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw CorruptJournal("store::journal: cannot read " + path_ + ": " + fs::errno_text(errno));
+      }
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    start_ = off;
+    size_ = got;
+  }
+  int fd_;
+  const std::string& path_;
+  std::vector<std::uint8_t> buf_;
+  std::uint64_t start_ = 0, size_ = 0;
+};
+
 // A record that checked out: its unit, its size in the file, and (if asked) its payload.
 struct Probe {
   Fixed fixed;
@@ -207,16 +246,16 @@ struct Probe {
 
 // Checks the record at `off` (frame, length, crc, payload structure) without trusting anything
 // in it. The payload is read into `payload` (one record's worth of memory).
-std::optional<Probe> probe(int fd, const std::string& path, std::uint64_t off, std::uint64_t end,
-                           const JournalKey& key, std::vector<std::uint8_t>& payload) {
+std::optional<Probe> probe(FileWindow& file, std::uint64_t off, std::uint64_t end, const JournalKey& key,
+                           std::vector<std::uint8_t>& payload) {
   if (off > end || end - off < kFrame + kFixedPayload) return std::nullopt;
   std::uint8_t head[8];
-  if (!pread_exact(fd, head, 8, off, path)) return std::nullopt;
+  if (!file.read(head, 8, off)) return std::nullopt;
   if (get_u32(head) != kRecordMagic) return std::nullopt;
   const std::uint64_t len = get_u32(head + 4);
   if (len < kFixedPayload || len > end - off - kFrame) return std::nullopt;
   payload.resize(static_cast<std::size_t>(len) + 4);
-  if (!pread_exact(fd, payload.data(), payload.size(), off + 8, path)) return std::nullopt;
+  if (!file.read(payload.data(), payload.size(), off + 8)) return std::nullopt;
   if (crc32_of(payload.data(), len) != get_u32(payload.data() + len)) return std::nullopt;
   payload.resize(static_cast<std::size_t>(len));
   Probe pr{decode_fixed(payload.data()), kFrame + len};
@@ -353,10 +392,11 @@ void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
   if (::fstat(fd_, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path_ + ": " + fs::errno_text(errno));
   const auto end = static_cast<std::uint64_t>(st.st_size);
   std::vector<std::uint8_t> payload;
+  FileWindow file(fd_, path_);
   std::uint64_t off = data_start_;
   while (off < end) {
     poll.tick();
-    if (auto pr = probe(fd_, path_, off, end, key_, payload)) {
+    if (auto pr = probe(file, off, end, key_, payload)) {
       if (on_recovered) on_recovered(pr->fixed.unit);
       else recovered_.push_back(pr->fixed.unit);
       ++recovered_count_;
@@ -369,7 +409,7 @@ void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
     std::uint8_t head[8];
     if (pread_exact(fd_, head, 8, off, path_)) {
       const std::uint64_t next = off + kFrame + get_u32(head + 4);
-      valid_after = next < end && probe(fd_, path_, next, end, key_, payload).has_value();
+      valid_after = next < end && probe(file, next, end, key_, payload).has_value();
     }
     std::vector<std::uint8_t> block;
     for (std::uint64_t pos = off + 1; !valid_after && pos + 4 <= end;) {
@@ -378,7 +418,7 @@ void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
       if (!pread_exact(fd_, block.data(), block.size(), pos, path_)) break;
       for (std::size_t i = 0; i + 4 <= block.size() && !valid_after; ++i)
         if (get_u32(block.data() + i) == kRecordMagic)
-          valid_after = probe(fd_, path_, pos + i, end, key_, payload).has_value();
+          valid_after = probe(file, pos + i, end, key_, payload).has_value();
       pos += n - 3;   // overlap: a magic may straddle two blocks (n >= 4 here)
     }
     if (valid_after)
@@ -470,8 +510,9 @@ void Journal::for_each_record(const RecordFn& f) const {
   check_usable();
   flush();
   std::vector<std::uint8_t> payload;
+  FileWindow file(fd_, path_);
   for (std::uint64_t off = data_start_; off < file_end_;) {
-    const auto pr = probe(fd_, path_, off, file_end_, key_, payload);
+    const auto pr = probe(file, off, file_end_, key_, payload);
     if (!pr)
       throw CorruptJournal("store::journal: " + path_ + ": record at byte offset " + std::to_string(off) +
                            " changed since it was written");
