@@ -417,6 +417,48 @@ TEST_F(JournalTest, ARecordTheCallerRefusesEndsTheOpenAndLeavesTheJournalUnlocke
   EXPECT_EQ(Journal(file("j"), key_for("class")).recovered().size(), 3u);   // not held, not changed
 }
 
+TEST_F(JournalTest, AJournalOfManyWindowsReadsBackWholeAndFindsATornTailOrACorruptRecordPastTheFirstWindow) {
+  // ~40,000 records of 104 bytes and some of 5-100 KB: 4+ MiB, records across every 1 MiB
+  // boundary of the scan's window, and records larger than a quarter window.
+  JournalKey k = key_for("all");
+  k.params.shard = {};
+  k.units_total = 40000;
+  const std::string path = file("j");
+  const auto boards_of_unit = [](std::uint64_t id) {
+    return boards_of(id, id % 997 == 0 ? 500 + (id * 7919) % 60000 : 0, false);   // up to 360 KB
+  };
+  std::vector<std::size_t> offsets;   // of each record
+  {
+    Journal j(path, k);
+    std::size_t at = stdfs::file_size(path);
+    for (std::uint64_t id = 0; id < 40000; ++id) {
+      offsets.push_back(at);
+      const Boards b = boards_of_unit(id);
+      j.append(unit(id), b.boards, {});
+      at += record_size(b.boards.size() / 6, false);
+    }
+    j.sync();
+  }
+  const std::string pristine = slurp(path);
+  ASSERT_GT(pristine.size(), std::size_t{4} << 20);
+  {
+    const Journal j(path, k);
+    ASSERT_EQ(j.recovered().size(), 40000u);
+    for (std::uint64_t id = 0; id < 40000; id += 1231) EXPECT_EQ(j.recovered()[id], unit(id));
+    const auto seen = all_records(j);
+    ASSERT_EQ(seen.size(), 40000u);
+    for (std::uint64_t id = 0; id < 40000; id += 997) EXPECT_EQ(seen[id].boards, boards_of_unit(id).boards);
+  }
+  const std::size_t middle = offsets[30000];   // past 3 MiB
+  ASSERT_GT(middle, std::size_t{3} << 20);
+  flip_byte(path, middle + 50);
+  EXPECT_THROW(Journal(path, k), CorruptJournal);
+  spit(path, pristine.substr(0, pristine.size() - 3));   // the last record torn
+  const Journal torn(path, k);
+  EXPECT_EQ(torn.recovered().size(), 39999u);
+  EXPECT_EQ(stdfs::file_size(path), offsets.back());
+}
+
 TEST_F(JournalTest, ScanningALongJournalStopsWhenAsked) {
   JournalKey k = key_for("none");
   k.params.shard = {};
