@@ -23,7 +23,8 @@ struct Totals {
 // every unit of the shard is done and no stop signal came (a stop ends the job even then: the
 // Burnside search alone takes minutes at large N). A stop during the search leaves a partial
 // result, as for any stop.
-Totals decide_totals(store::RunInfo& info, const UnitSource& units, std::uint64_t units_in_shard, bool stop_requested, const core::StopFn& stop = {});
+Totals decide_totals(store::RunInfo& info, const UnitSource& units, std::uint64_t units_in_shard, bool stop_requested,
+                     const core::StopFn& stop = {});
 
 // Whether a result file can be written: after a journal write failure the boards cannot be
 // streamed from the journal, so in boards mode there is no partial file then.
