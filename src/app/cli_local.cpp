@@ -92,7 +92,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
         line->report(p.units_done, p.units_total, p.solutions, p.seconds);
       });
       line.reset();
-      const auto fixed = core::count_rotation_fixed(o->n);
+      const auto fixed = core::count_rotation_fixed(o->n, {}, threads);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       CountReport r{o->n, totals.total, core::unique_from_burnside(o->n, totals.total, fixed),

@@ -33,7 +33,8 @@ void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_j
   info.unique = 0;
   info.matches_known = core::KnownMatch::unknown;
   if (!whole_job) return;
-  const auto fixed = core::count_rotation_fixed(info.params.n, stop);
+  // On every CPU this process may use: the workers are done by now (N = 27: ~2 core-minutes).
+  const auto fixed = core::count_rotation_fixed(info.params.n, stop, 0);
   info.rot180_fixed = fixed.rot180;
   info.rot90_fixed = fixed.rot90;
   try {

@@ -20,7 +20,7 @@ store::RunInfo read_result_info(const std::string& path);
 // Fills units_done, total (exact in 128 bits; overflow is an IntegrityError), the published
 // values and, for a whole complete job, P, R, unique (Burnside; IntegrityError if the identity
 // fails) and matches_known. A shard or a partial run gets unique = 0 and matches_known =
-// "unknown". The Burnside search (seconds from N = 22 on) polls `stop` (core::Interrupted).
+// "unknown". The Burnside search (seconds from N = 24 on) polls `stop` (core::Interrupted).
 void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_job, const core::StopFn& stop = {});
 
 // Boards in pieces: boards (k*n), class sizes (k or empty), unit ids (k).

@@ -127,9 +127,9 @@ void remove_stale_temp_files(const std::string& out) {
 // lasts, and the stop flag polled in between.
 constexpr std::chrono::milliseconds kLockRetry{500}, kStopPollSleep{50};
 
-// From this N on the Burnside search takes a noticeable time (0.3 s at N = 20, minutes at 26):
-// finish() says on stderr that it runs.
-constexpr int kAnnounceBurnsideN = 20;
+// From this N on the Burnside search takes a noticeable time (one core: 0.8 s at N = 23, 9 s at
+// 24, ~2 min at 27; it runs on every core the master may use): finish() says on stderr that it runs.
+constexpr int kAnnounceBurnsideN = 23;
 
 // `--skip-complete` and OUT already holds this job's complete result: the run ends at once, exit 0.
 struct AlreadyComplete {

@@ -21,9 +21,9 @@ class IntegrityError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The search takes seconds from N = 22 on (N = 24: ~40 s here) and grows ~x3 per N: it polls
-// `stop` (Interrupted, core/stop.h).
-RotationFixed count_rotation_fixed(int n, const StopFn& stop = {});
+// The search runs on `threads` threads (0 = usable_cpus()) and grows ~x3 per N; it polls
+// `stop` (Interrupted, core/stop.h) from every thread, so `stop` must be thread-safe.
+RotationFixed count_rotation_fixed(int n, const StopFn& stop = {}, int threads = 1);
 
 // Unique count from the total and P, R, exact in 128 bits. Throws IntegrityError if
 // total + P + 2R is not a multiple of 8 (a wrong total) or does not fit in 128 bits.

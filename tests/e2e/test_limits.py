@@ -174,7 +174,8 @@ def test_sigterm_during_the_burnside_search_ends_the_run_at_once_with_a_partial_
     #    (the records say multiplicity 8 and no placement: the file takes both from the plan).
     journal_of(out).write_bytes(journal_header(key) + b"".join(journal_record(i, 8, 2 ** 58) for i in range(units)))
     before = journal_of(out).read_bytes()
-    # 3. The rerun has nothing left to compute and starts the Burnside search (~40 s at N = 24).
+    # 3. The rerun has nothing left to compute and starts the Burnside search (N = 24: ~4 s on
+    #    two cores, 9 s on one).
     proc = start(args)
     seconds, err = term_when(proc, lambda lines: lines.wait_for("Burnside check"))
     assert proc.returncode == EXIT["interrupted"], err

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <atomic>
 #include <set>
 #include "core/boards.h"
 #include "core/known_counts.h"
@@ -7,11 +8,36 @@
 
 using namespace nq::core;
 
-TEST(Symmetry, RotationFixedCountsEqualPublishedUpToTwenty) {
-  for (int n = 1; n <= 20; ++n) {
-    const auto f = count_rotation_fixed(n);
+TEST(Symmetry, RotationFixedCountsEqualPublishedUpToTwentyThree) {
+  for (int n = 1; n <= 23; ++n) {
+    const auto f = count_rotation_fixed(n, {}, 0);
     EXPECT_EQ(f.rot180, known_counts(n)->rot180_fixed) << n;
     EXPECT_EQ(f.rot90, known_counts(n)->rot90_fixed) << n;
+  }
+}
+
+TEST(Symmetry, RotationFixedCountsEqualTheBruteForceSolutionsATurnMapsOntoThemselves) {
+  // Independent method: every solution, turned (core/board.h's map_square, not the search's).
+  for (int n = 1; n <= 11; ++n) {
+    Count half = 0, quarter = 0;
+    for (const auto& b : nq::test::brute_force_solutions(n)) {
+      half += transform(b, 2) == b;
+      quarter += transform(b, 1) == b;
+    }
+    const auto f = count_rotation_fixed(n);
+    EXPECT_EQ(f.rot180, half) << n;
+    EXPECT_EQ(f.rot90, quarter) << n;
+  }
+}
+
+TEST(Symmetry, RotationFixedCountsDoNotDependOnTheThreads) {
+  for (int n = 14; n <= 20; ++n) {
+    const auto one = count_rotation_fixed(n, {}, 1);
+    for (const int threads : {2, 3, 7}) {
+      const auto many = count_rotation_fixed(n, {}, threads);
+      EXPECT_EQ(many.rot180, one.rot180) << n << " " << threads;
+      EXPECT_EQ(many.rot90, one.rot90) << n << " " << threads;
+    }
   }
 }
 
@@ -46,7 +72,7 @@ TEST(Symmetry, BurnsideIsExactForTotalsPastTwoTo64) {
 }
 
 TEST(Symmetry, TheBurnsideSearchStopsWhenAsked) {
-  int polls = 0;
+  int polls = 0;   // one thread (the default): the predicate is called from one thread at a time
   const StopFn stop_at_third_poll = [&] { return ++polls == 3; };
   EXPECT_THROW(count_rotation_fixed(16, stop_at_third_poll), Interrupted);
   EXPECT_EQ(polls, 3);
@@ -58,4 +84,6 @@ TEST(Symmetry, TheBurnsideSearchStopsWhenAsked) {
   }
   const StopFn never = [] { return false; };
   EXPECT_EQ(count_rotation_fixed(16, never).rot180, known_counts(16)->rot180_fixed);
+  std::atomic<int> calls{0};   // from every thread, each stopping at its next poll
+  EXPECT_THROW(count_rotation_fixed(22, [&] { return ++calls > 2; }, 3), Interrupted);
 }
