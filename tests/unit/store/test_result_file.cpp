@@ -170,6 +170,44 @@ TEST_F(ResultFile, RoundTripKeepsAttributesUnitsAndEveryBoard) {
     EXPECT_TRUE(core::is_solution(std::span(boards).subspan(b * 8, 8))) << b;
 }
 
+TEST_F(ResultFile, UnitsCompressedInBatchesOnEveryCoreReadBackWhole) {
+  // N = 14, depth 5, full: 286,996 units, more than one batch of 64 chunks of 4096 rows, the
+  // last chunk short; each column's values vary, so a chunk written at the wrong place shows.
+  const core::UnitPlan plan(14, 5, core::Symmetry::full);
+  RunInfo info;
+  info.params = params_for(14, "none");
+  info.params.depth = 5;
+  info.params.symmetry = core::Symmetry::full;
+  info.status = Status::partial;
+  std::vector<UnitRecord> units;
+  for (const core::WorkUnit& wu : plan.units()) {
+    UnitRecord r;
+    r.id = wu.id;
+    r.placement = wu.placement;
+    r.multiplicity = wu.multiplicity;
+    r.solutions = wu.id % 13;
+    r.nodes = wu.id * 3 + 1;
+    r.seconds = 1e-3 * static_cast<double>(wu.id % 1000);
+    r.started = 1.8e9 + static_cast<double>(wu.id) / 7;
+    r.rank = static_cast<std::int32_t>(1 + wu.id % 5);
+    r.thread = static_cast<std::int32_t>(wu.id % 3);
+    core::add_product(info.total, r.multiplicity, r.solutions);
+    units.push_back(r);
+  }
+  ASSERT_GT(units.size(), 64u * 4096u);
+  ASSERT_NE(units.size() % 4096, 0u);
+  info.units_total = info.units_done = units.size();
+  {
+    ResultWriter w(file("big.h5"), info.params);
+    for (std::size_t i = 0; i < units.size(); i += 10000)   // slices that cross the batches
+      w.append_units(std::span(units).subspan(i, std::min<std::size_t>(10000, units.size() - i)));
+    w.commit(info);
+  }
+  const ResultReader r(file("big.h5"));
+  EXPECT_EQ(r.info().total, info.total);
+  EXPECT_EQ(r.units(), units);
+}
+
 TEST_F(ResultFile, UnitsReadInSlicesAreTheRowsWrittenAndNoRowPastTheEnd) {
   const Job j = make_job(10, 3, "none");
   ASSERT_GT(j.units.size(), 40u);
