@@ -377,16 +377,7 @@ void MasterSession::on_results(const proto::ResultBatch& results, const std::vec
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& r = results.results[i];
       if (table_->done(r.id)) continue;   // finished twice (e.g. recomputed after a rejection): keep one
-      store::UnitRecord rec;
-      rec.id = r.id;
-      rec.placement = units[i].placement;
-      rec.multiplicity = units[i].multiplicity;
-      rec.solutions = r.solutions;
-      rec.nodes = r.nodes;
-      rec.seconds = r.seconds;
-      rec.started = r.started;
-      rec.rank = r.rank;
-      rec.thread = r.thread;
+      const store::UnitRecord rec = unit_record(units[i], r);   // the scheduler paired them by id
       journal_->append(rec, r.boards, r.class_sizes);
       table_->add(rec);
     }

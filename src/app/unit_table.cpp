@@ -32,21 +32,10 @@ UnitSource UnitTable::units(const core::UnitPlan& plan) const {
             core::UnitCursor cursor(plan);
             core::WorkUnit u;
             std::uint64_t left = size_;
-            store::UnitRecord r;
             while (left && cursor.next(u)) {
               if (u.id >= units_total_) break;
               if (!shard_.contains(u.id) || !done_[slot(u.id)]) continue;
-              const Outcome& o = outcomes_[slot(u.id)];
-              r.id = u.id;
-              r.placement = u.placement;
-              r.multiplicity = u.multiplicity;
-              r.solutions = o.solutions;
-              r.nodes = o.nodes;
-              r.seconds = o.seconds;
-              r.started = o.started;
-              r.rank = o.rank;
-              r.thread = o.thread;
-              f(r);
+              f(unit_record(u, outcomes_[slot(u.id)]));
               --left;
             }
             if (left)

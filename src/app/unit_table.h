@@ -20,6 +20,23 @@ struct UnitSource {
   std::function<void(const UnitVisitor&)> for_each;
 };
 
+// A unit's whole record: id, placement and multiplicity from the plan's unit `u`, the rest from
+// what its result said (`r`: a UnitTable::Outcome or a proto::UnitResult, the same field names).
+template <class Result>
+store::UnitRecord unit_record(const core::WorkUnit& u, const Result& r) {
+  store::UnitRecord rec;
+  rec.id = u.id;
+  rec.placement = u.placement;
+  rec.multiplicity = u.multiplicity;
+  rec.solutions = r.solutions;
+  rec.nodes = r.nodes;
+  rec.seconds = r.seconds;
+  rec.started = r.started;
+  rec.rank = r.rank;
+  rec.thread = r.thread;
+  return rec;
+}
+
 // The units of one shard of a plan, by their place in the shard (id / shard count), a done bit
 // and what the unit's result said (Outcome, 40 bytes) each. A unit's placement and multiplicity
 // are not kept: they are the plan's, made again by its cursor (core::UnitCursor, deterministic:
