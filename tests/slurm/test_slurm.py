@@ -543,7 +543,41 @@ def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
     shards, merge = submit("--shards", "2", "-d", "afterany:5", "-N", "2", "-c", "1", "-p", "main")
     assert "-d afterany:5 -N 2 -c 1 -p main" in shards, shards
     assert "--dependency=afterok:DRYRUN" in merge and "afterany" not in merge, merge
-    assert " -N " not in merge and " -c " not in merge and " -p main " in merge, merge
+    assert " -N " not in merge and " -c 1 " in merge and " -p main " in merge, merge
+
+
+def test_submit_gives_the_merge_its_own_time_and_the_shards_cpus(tmp_path):
+    """slurm/submit --shards --dry-run: the merge used to be a 1-CPU job of merge.sbatch's 30
+    minutes whatever N (or the shards' own --time, often days), while its Burnside search takes
+    ~16 minutes on one fast core at N = 28. It now runs on the shards' CPUs per task, with a
+    --time that grows with N and shrinks with its CPUs, never under 30 minutes; --merge-time
+    sets it."""
+    env = dict(os.environ, NQUEENS_BIN="/bin/true")
+
+    def merge_of(n, *args, code=0):
+        job = write_job(tmp_path, f"n{n}.toml", n=n, mode="count", threads=64)
+        res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=env)
+        assert res.returncode == code, res.stderr
+        if code:
+            return res.stderr
+        (merge,) = [l for l in res.stderr.splitlines() if l.startswith("+ ") and "merge.sbatch" in l]
+        return merge
+
+    def minutes(merge):
+        (t,) = re.findall(r" --time=(\d+) ", merge)
+        return int(t)
+
+    whole_node = merge_of(28, "--shards", "4", "-t", "2-00:00:00")
+    assert " --cpus-per-task=64 " in whole_node and "2-00:00:00" not in whole_node, whole_node
+    one_core = merge_of(28, "--shards", "4", "-c", "1")
+    assert " -c 1 " in one_core and "--cpus-per-task" not in one_core, one_core
+    assert minutes(whole_node) == 30 < minutes(one_core), (whole_node, one_core)
+    assert minutes(merge_of(26, "--shards", "4", "-c", "1")) < minutes(one_core)
+    assert minutes(merge_of(32, "--shards", "4")) > 60   # N = 32: ~45 core-hours of search, ~40 min on 64 cores
+    given = merge_of(28, "--shards", "4", "--merge-time", "3:00:00")
+    assert " --time=3:00:00 " in given, given
+    assert "give it with --shards K" in merge_of(28, "--merge-time", "90", code=2)
+    assert "--merge-time must be a string of minutes" in merge_of(28, "--shards", "2", "--merge-time=2h", code=2)
 
 
 def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_path):
