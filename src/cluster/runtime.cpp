@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <limits>
 #include <list>
@@ -23,8 +24,9 @@
 namespace nq::cluster {
 namespace {
 
-// kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line.
-enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5 };
+// kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line;
+// kTagAlive nothing (a worker holding work that sent nothing for kAliveSeconds).
+enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5, kTagAlive = 6 };
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
 
 // The pause of a polling loop with nothing to do: 50 us after activity, doubling while idle up
@@ -131,6 +133,18 @@ void broadcast(std::string& bytes, int rank) {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// kStallSeconds, or NQUEENS_STALL_SECONDS (for tests: a stall within seconds; > 0) on every
+// rank; a worker's sign of life comes after a third of it (kAliveSeconds by default).
+double stall_seconds() {
+  static const double v = [] {
+    const char* env = std::getenv("NQUEENS_STALL_SECONDS");
+    const double d = env ? std::strtod(env, nullptr) : 0;
+    return d > 0 && std::isfinite(d) ? d : kStallSeconds;
+  }();
+  return v;
+}
+double alive_seconds() { return stall_seconds() * (kAliveSeconds / kStallSeconds); }
 
 // Result messages are cut into parts of at most this many bytes. NQUEENS_MAX_MESSAGE_BYTES
 // (for tests; at least 64) lowers it.
@@ -397,12 +411,12 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     const double now = seconds_since(t0);
     if (size > 1 && now >= next_stall_check) {
       next_stall_check = now + 0.1;
-      for (const int w : sched.stalled(now, kStallSeconds, kStallFactor)) {
+      for (const int w : sched.stalled(now, stall_seconds(), kStallFactor)) {
         if (w == 0) continue;   // the master's own audit thread is not a remote rank
         sched.worker_lost(w);
         if (std::ranges::find(out.lost_workers, w) == out.lost_workers.end()) out.lost_workers.push_back(w);
         hooks.on_worker_lost(w, "rank " + std::to_string(w) + " has not answered for over " +
-                                    std::to_string(static_cast<int>(kStallSeconds)) +
+                                    std::to_string(static_cast<int>(stall_seconds())) +
                                     " s with work overdue; its batches are handed to the other workers");
         busy = true;
       }
@@ -413,7 +427,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       } else if (all_lost_since < 0) {
         all_lost_since = now;
       } else if (now - all_lost_since > kNoWorkerSeconds) {
-        out.rank_failure = "no worker rank has answered for " + std::to_string(static_cast<int>(now - all_lost_since + kStallSeconds)) +
+        out.rank_failure = "no worker rank has answered for " + std::to_string(static_cast<int>(now - all_lost_since + stall_seconds())) +
                            " s (hung, stopped or cut off)";
         break;
       }
@@ -494,6 +508,8 @@ void run_worker(const MpiSession& mpi) {
   Sender sender;
   IdlePause pause;
   bool failed = false;   // told the master; now only waiting for its stop
+  const auto t0 = std::chrono::steady_clock::now();
+  double last_sent = 0;   // seconds since t0
   for (bool running = true; running;) {
     bool busy = false;
     int tag = 0;
@@ -518,7 +534,14 @@ void run_worker(const MpiSession& mpi) {
       rb = {};
       auto parts = proto::frame_parts(batch_id, std::move(encoded), max_message_bytes());
       for (auto& part : parts) sender.send(0, kTagResult, std::move(part));
+      last_sent = seconds_since(t0);
       busy = true;
+    }
+    // Holding work and silent for kAliveSeconds (its units take longer): say so, or the master
+    // takes this rank for stalled (runtime.h).
+    if (!failed && seconds_since(t0) - last_sent >= alive_seconds() && pool.batches_pending()) {
+      sender.send(0, kTagAlive, {});
+      last_sent = seconds_since(t0);
     }
     if (!failed) {
       if (auto f = pool.failure()) {

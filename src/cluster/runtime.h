@@ -120,8 +120,13 @@ class MasterHooks {
 // that node's daemon, seen for minutes with a cut link), so a silent remote rank first gets the
 // time for Open MPI's own failure detection (its TCP keepalive) to end the job.
 inline constexpr double kStopWaitSeconds = 5, kRemoteStopWaitSeconds = 30;
-// A worker is stalled after max(kStallSeconds, kStallFactor x its batch's estimated time).
-inline constexpr double kStallSeconds = 3, kStallFactor = 10;
+// A worker is stalled when its batch is overdue by max(kStallSeconds, kStallFactor x the batch's
+// estimated time) and nothing came from it for kStallSeconds. A worker that holds work sends a
+// sign of life after kAliveSeconds without sending anything else: with units that take longer
+// than kStallSeconds (from N = 23 on; minutes at N = 27) every worker used to be taken for
+// stalled 30 s into the job, before its first batch was done, and the job stopped (exit 7).
+// NQUEENS_STALL_SECONDS replaces kStallSeconds (tests), and kAliveSeconds with a third of it.
+inline constexpr double kStallSeconds = 3, kStallFactor = 10, kAliveSeconds = 1;
 // With every worker stalled for this long the job stops (rank_failure).
 inline constexpr double kNoWorkerSeconds = 10;
 

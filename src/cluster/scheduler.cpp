@@ -92,6 +92,14 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
         size, units_timed_ ? std::max<std::uint64_t>(1, max_result_bytes_ * units_timed_ /
                                                            std::max<std::uint64_t>(1, result_bytes_))
                            : 1);
+  // Count mode: at most kBatchSeconds of the worker's threads' work by the mean unit time so
+  // far (one unit until then).
+  else if (!units_timed_)
+    size = 1;
+  else
+    size = static_cast<std::uint64_t>(std::clamp(
+        kBatchSeconds * threads_of(worker) * static_cast<double>(units_timed_) / std::max(unit_seconds_, 1e-9),
+        1.0, static_cast<double>(size)));
   proto::WorkBatch batch;
   batch.batch_id = next_batch_id_;
   // Audit copies first: each goes to a worker other than the one that computed the first copy.

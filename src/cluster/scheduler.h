@@ -37,6 +37,15 @@ inline constexpr std::uint64_t kMaxBatchResultBytes = 1u << 20;
 // N = 14 / depth 10 at 86k units/s, 64 reach 320k (bench/dispatch.sh).
 inline constexpr double kQueuedSeconds = 0.02;
 inline constexpr int kMaxBatchesPerThread = 64;
+// Count mode: a batch holds at most this many seconds of work per thread of its worker (by the
+// mean unit time so far; one unit before the first result). A batch's results come back, and
+// are journaled, when its last unit is done, so its size is the work a stop or a crash loses
+// and the wait for the first progress line. With units of seconds (N >= 23) the 48-unit batches
+// kept a worker of 1-2 threads silent for minutes (N = 24's first units take 7-11 s each), and
+// with every worker silent for 30 s the job was stopped as stalled. 4 s keeps the master's
+// messages few at scale: N = 27 (units of ~16 core-s) on 10,000 nodes of 64 threads makes
+// ~2,500 batches a second, a fifth of what the master sustains (bench/dispatch.sh).
+inline constexpr double kBatchSeconds = 4;
 
 // Default share of units that are audited (computed a second time and compared).
 inline constexpr double kDefaultAuditFraction = 1.0 / 64;

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from faultlib import CHECKPOINT, SANITIZED, assert_no_rank_left, injected, journal_of, kill_group, readable_result
-from nqtest import (EXIT, KNOWN, alive, assert_same_result, attrs, board_set, fault_env, journaled_units,
+from nqtest import (EXIT, KNOWN, StderrLines, alive, assert_same_result, attrs, board_set, fault_env, journaled_units,
                     pid_of_rank, process_state, resumed_units, run, start, stop_after, wait_until, when_stopped)
 
 N = 16 if SANITIZED else 17          # count mode: ~1 s on 2 cores (full-symmetry plan)
@@ -145,6 +145,37 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
     assert status.read_text() == f"0 {attrs(out)['units_total']}\n"
     if launcher_failed:
         pytest.xfail(launcher_failed)
+
+
+def test_workers_whose_units_outlast_the_stall_time_are_not_taken_for_stalled(workdir):
+    """Units longer than the stall time: N = 27 with 2 pre-placed rows (hours a unit), 3 ranks,
+    the stall time lowered to 0.5 s (NQUEENS_STALL_SECONDS). A worker that sent nothing for 0.5 s
+    with a batch overdue by 5 s (10x, before any result) was taken for stalled, and with every
+    worker stalled for 10 s the job stopped, exit 7, about 15 s after the units were handed out:
+    at the default 3 s, every job whose first batch outlasted 30 s did (`mpirun -n 3 nqueens run
+    --n 24` after 40 s, the record-size jobs at once). A worker holding work now sends a sign of
+    life after a third of the stall time without sending anything: 18 s in, the job still
+    computes, and a SIGTERM ends it as usual (exit 75, a partial file, no rank left)."""
+    out = workdir / "n27.h5"
+    proc = start(["run", "--n", 27, "--depth", 2, "--threads", 1, "--out", out, "--progress-interval", 1],
+                 ranks=3, extra_env={"NQUEENS_STALL_SECONDS": "0.5"})
+    lines = StderrLines(proc)
+    try:
+        pids = [pid_of_rank(proc, r) for r in range(3)]
+        lines.wait_for("[run]")   # the units are handed out
+        time.sleep(18)
+        assert proc.poll() is None, lines.close()
+        os.kill(pids[0], signal.SIGTERM)
+        proc.wait(timeout=60)
+    except BaseException:
+        kill_group(proc)
+        raise
+    err = lines.close()
+    assert proc.returncode == EXIT["interrupted"], err
+    assert "has not answered" not in err and "no worker rank" not in err, err
+    assert "stopped by signal 15: 0 of" in err, err
+    assert attrs(out)["status"] == "partial"
+    assert_no_rank_left(pids)
 
 
 def test_kill_9_of_a_worker_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):

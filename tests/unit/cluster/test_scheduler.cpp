@@ -73,18 +73,47 @@ TEST(Scheduler, BatchesShrinkTowardsTheEnd) {
   std::vector<std::size_t> sizes;
   std::uint64_t issued = 0;
   while (auto b = sched.next_batch(1)) {
-    // About a quarter of each thread's remaining share, between 1 and the cap of 256.
+    // About a quarter of each thread's remaining share, between 1 and the cap of 256 (the
+    // units take no time); the first batch a unit, as nothing is known of their time yet.
     const std::uint64_t remaining = plan.size() - issued;
-    EXPECT_EQ(b->units.size(), std::clamp<std::uint64_t>(remaining / (4 * threads), 1, 256)) << sizes.size();
+    if (issued)
+      EXPECT_EQ(b->units.size(), std::clamp<std::uint64_t>(remaining / (4 * threads), 1, 256)) << sizes.size();
+    else
+      EXPECT_EQ(b->units.size(), 1u);
     sizes.push_back(b->units.size());
     issued += b->units.size();
     give(sched, 1, answer(plan, *b));
   }
   EXPECT_EQ(issued, plan.size());
-  EXPECT_TRUE(std::is_sorted(sizes.rbegin(), sizes.rend()));   // never grows again
-  EXPECT_EQ(sizes.front(), std::min<std::uint64_t>(256, plan.size() / (4 * threads)));
+  EXPECT_TRUE(std::is_sorted(sizes.rbegin(), sizes.rend() - 1));   // never grows again after the second
+  EXPECT_EQ(sizes[1], std::min<std::uint64_t>(256, (plan.size() - 1) / (4 * threads)));
   EXPECT_EQ(sizes.back(), 1u);
   EXPECT_GT(std::count(sizes.begin(), sizes.end(), 1u), threads * 2);      // the tail spreads over every thread
+}
+
+TEST(Scheduler, CountBatchesHoldAtMostBatchSecondsOfTheirWorkersThreadsWork) {
+  // A batch's results come back when its last unit is done: 48 units of seconds each kept a
+  // worker silent for minutes (and taken for stalled). One unit until a result says how long
+  // units take, then kBatchSeconds per thread of the worker, between 1 unit and the cap.
+  const core::UnitPlan plan(14, 3);
+  ASSERT_GT(plan.size(), 4u * 2 * 48 + 2);   // a quarter of each thread's share is more than 48
+  for (const double seconds : {1e-6, 0.5, 1.0, 3.0, 100.0}) {
+    SCOPED_TRACE(seconds);
+    Scheduler sched(plan, spec(14, 3), kNoSkip, plan.size(), 2, 48);   // far from the end: 48 a batch at most
+    sched.set_threads(1, 4);
+    sched.set_threads(2, 1);
+    const auto first = *sched.next_batch(1);
+    EXPECT_EQ(first.units.size(), 1u);   // nothing known yet
+    EXPECT_EQ(sched.next_batch(2)->units.size(), 1u);
+    auto rb = answer(plan, first);
+    rb.results[0].seconds = seconds;
+    ASSERT_EQ(give(sched, 1, rb).size(), 1u);
+    for (const int worker : {1, 2}) {
+      const double threads = worker == 1 ? 4 : 1;
+      const auto want = static_cast<std::size_t>(std::clamp(cluster::kBatchSeconds * threads / seconds, 1.0, 48.0));
+      EXPECT_EQ(sched.next_batch(worker)->units.size(), want) << worker;
+    }
+  }
 }
 
 TEST(Scheduler, SkipsDoneUnits) {
@@ -100,6 +129,7 @@ TEST(Scheduler, SkipsDoneUnits) {
 TEST(Scheduler, RejectsDuplicatesMissingForeignGarbledAndStrayResultsAndRequeues) {
   const core::UnitPlan plan(8, 2);
   Scheduler sched(plan, spec(8, 2), kNoSkip, plan.size(), 1, 4);
+  give(sched, 1, answer(plan, *sched.next_batch(1)));   // a unit timed (at no time): batches of 4 from now on
   auto b = *sched.next_batch(1);
   ASSERT_GE(b.units.size(), 2u);
   auto good = answer(plan, b);
