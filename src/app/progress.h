@@ -11,8 +11,10 @@ class ProgressLine {
  public:
   explicit ProgressLine(std::string label);
   ~ProgressLine();   // ends a live line
-  void report(std::uint64_t units_done, std::uint64_t units_total, core::Total solutions,
-              double seconds);
+  // units_done and solutions: the whole job's; seconds: this run's. A resumed run passes what
+  // was done before it (done_before, solutions_before): the rate and the ETA are this run's.
+  void report(std::uint64_t units_done, std::uint64_t units_total, core::Total solutions, double seconds,
+              std::uint64_t done_before = 0, core::Total solutions_before = 0);
 
  private:
   std::string label_;

@@ -195,6 +195,7 @@ class MasterSession : public cluster::MasterHooks {
   std::chrono::steady_clock::time_point run_start_;
   int code_ = kInternal;   // set by on_finished
   std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and journaled by it
+  core::Total resumed_solutions_ = 0;          // the solutions those resumed units stand for
 };
 
 proto::JobSpec MasterSession::prepare() {
@@ -411,12 +412,14 @@ void MasterSession::on_finished(const cluster::JobOutcome& outcome) {
 void MasterSession::on_progress(const cluster::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
   const std::uint64_t before = units_in_shard_ - p.units_to_do;
-  progress_->report(before + p.units_done, units_in_shard_, p.solutions, p.seconds);
+  progress_->report(before + p.units_done, units_in_shard_, resumed_solutions_ + p.solutions, p.seconds, before,
+                    resumed_solutions_);
 }
 
 RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   resumed_ = table_->size();
+  resumed_solutions_ = table_->solutions();
   const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,

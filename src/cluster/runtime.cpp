@@ -337,12 +337,12 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       sender.send(w, kTagWork, std::move(work));
     }
   };
-  core::Count solutions = 0;
+  core::Total solutions = 0;   // for the progress lines only: the app adds up the file's totals
   auto handle = [&](int w, proto::ResultBatch rb) {
     try {
       const auto units = sched.accept(w, rb);   // rb keeps the results accepted now
       for (std::size_t i = 0; i < units.size(); ++i)
-        solutions += units[i].multiplicity * rb.results[i].solutions;
+        (void)core::add_product(solutions, units[i].multiplicity, rb.results[i].solutions);   // < 2^107: < 2^40 units of < 2^67
       inject_master_fault(units);
       if (!units.empty()) hooks.on_results(rb, units);
     } catch (const ResultError& e) {

@@ -49,6 +49,7 @@ TEST(UnitTable, UnitsFinishedInAnyOrderComeBackWholeInIdOrder) {
     }
     EXPECT_EQ(table.size(), records.size());
     EXPECT_EQ(table.nodes(), nodes);
+    EXPECT_EQ(table.solutions(), core::Total{724});   // the board's total, the units' multiplicities applied
     EXPECT_EQ(read_back(table, plan), records) << core::to_string(symmetry);
   }
 }
@@ -80,6 +81,7 @@ TEST(UnitTable, AUnitFinishedTwiceKeepsItsFirstResult) {
   EXPECT_FALSE(table.add(again));
   EXPECT_EQ(table.size(), 1u);
   EXPECT_EQ(table.nodes(), records[3].nodes);
+  EXPECT_EQ(table.solutions(), core::Total{records[3].multiplicity} * records[3].solutions);
   EXPECT_EQ(read_back(table, plan), std::vector{records[3]});
 }
 
