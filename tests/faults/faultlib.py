@@ -10,7 +10,7 @@ from pathlib import Path
 
 import h5py
 
-from nqtest import (EXIT, Journal, alive, fault_env, journal_of, kill_group, pid_of_rank,  # noqa: F401
+from nqtest import (EXIT, Journal, StderrLines, alive, attrs, fault_env, journal_of, kill_group, pid_of_rank,  # noqa: F401
                     start, stop_after, wait_until, when_stopped)
 
 # Seeded randomness: NQUEENS_FAULTS_SEED=<int> repeats a run's random moments and inputs.
@@ -110,6 +110,32 @@ def assert_no_rank_left(pids, grace=5):
     wait_until(lambda: not any(alive(p) for p in pids),
                lambda: f"end of rank(s) {[r for r, p in enumerate(pids) if alive(p)]} within {grace} s of mpirun's",
                grace, step=0.05)
+
+
+def stop_a_job_of_long_units(out, ranks, before_stop, extra_env=None):
+    """Runs N = 27 with 2 pre-placed rows (units of hours each) in one process (ranks None) or
+    under mpirun, calls before_stop(proc, pids) once the units are handed out, then sends SIGTERM
+    to the master. Checks that the job stopped as the scheduler's warning asks: exit 75, a partial
+    file with no unit done, no rank left. Returns its stderr."""
+    proc = start(["run", "--n", 27, "--depth", 2, "--threads", 1, "--out", out, "--progress-interval", 1],
+                 ranks=ranks, extra_env=extra_env)
+    lines = StderrLines(proc)
+    try:
+        pids = [proc.pid] if ranks is None else [pid_of_rank(proc, r) for r in range(ranks)]
+        lines.wait_for("[run]")   # the units are handed out
+        before_stop(proc, pids)
+        os.kill(pids[0], signal.SIGTERM)
+        proc.wait(timeout=60)
+    except BaseException:
+        kill_group(proc)
+        raise
+    err = lines.close()
+    assert proc.returncode == EXIT["interrupted"], err
+    assert "stopped by signal 15: 0 of" in err, err
+    assert attrs(out)["status"] == "partial" and attrs(out)["units_done"] == 0
+    if ranks:
+        assert_no_rank_left(pids)
+    return err
 
 
 def assert_clean_error(p, codes, needle=None, max_lines=2):

@@ -11,9 +11,9 @@ import signal
 
 import pytest
 
-from faultlib import (BOARDS_N, CHECKPOINT, COUNT_N, Journal, assert_no_rank_left, injected, interrupt, journal_of,
-                      kill_group, readable_result, sha256, temp_files)
-from nqtest import (EXIT, KNOWN, STOP_WRITING, StderrLines, assert_same_result, attrs, board_set, cpu_seconds,
+from faultlib import (BOARDS_N, CHECKPOINT, COUNT_N, Journal, injected, interrupt, journal_of,
+                      kill_group, readable_result, sha256, stop_a_job_of_long_units, temp_files)
+from nqtest import (EXIT, KNOWN, STOP_WRITING, assert_same_result, attrs, board_set, cpu_seconds,
                     fault_env, journaled_units, pid_of_rank, resumed_units, run, start, stop_after, wait_until,
                     when_stopped)
 
@@ -208,26 +208,11 @@ def test_a_stop_signal_cancels_the_units_being_computed(workdir, ranks):
     partial file: the units in the ranks' hands are cancelled (core::count_completions with a
     CancelFlag). They used to be finished first, which kept the job (and its allocation) alive for
     as long as a unit takes: minutes at N = 27 with the default plan."""
-    out = workdir / "n27.h5"
-    proc = start(["run", "--n", 27, "--depth", 2, "--threads", 1, "--out", out, "--progress-interval", 1],
-                 ranks=ranks)
-    lines = StderrLines(proc)
-    try:
-        pids = [proc.pid] if ranks is None else [pid_of_rank(proc, r) for r in range(ranks)]
+    def a_second_of_cpu(proc, pids):
         computing = pids[0] if ranks is None else pids[1]   # the master's own pool, or a worker
-        lines.wait_for("[run]")   # the units are handed out
         wait_until(lambda: cpu_seconds(computing) >= 1, "a second of CPU on the units", 120, proc)
-        os.kill(pids[0], signal.SIGTERM)
-        proc.wait(timeout=60)
-    except BaseException:
-        kill_group(proc)
-        raise
-    err = lines.close()
-    assert proc.returncode == EXIT["interrupted"], err
-    assert "stopped by signal 15: 0 of" in err, err
-    assert attrs(out)["status"] == "partial" and attrs(out)["units_done"] == 0
-    if ranks:
-        assert_no_rank_left(pids)
+
+    stop_a_job_of_long_units(workdir / "n27.h5", ranks, a_second_of_cpu)
 
 
 def test_kill_9_of_the_master_while_it_writes_the_result_file(workdir, rng, boards_ref):

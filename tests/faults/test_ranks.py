@@ -11,8 +11,9 @@ import time
 
 import pytest
 
-from faultlib import CHECKPOINT, SANITIZED, assert_no_rank_left, injected, journal_of, kill_group, readable_result
-from nqtest import (EXIT, KNOWN, StderrLines, alive, assert_same_result, attrs, board_set, fault_env, journaled_units,
+from faultlib import (CHECKPOINT, SANITIZED, assert_no_rank_left, injected, journal_of, kill_group, readable_result,
+                      stop_a_job_of_long_units)
+from nqtest import (EXIT, KNOWN, alive, assert_same_result, attrs, board_set, fault_env, journaled_units,
                     pid_of_rank, process_state, resumed_units, run, start, stop_after, wait_until, when_stopped)
 
 N = 16 if SANITIZED else 17          # count mode: ~1 s on 2 cores (full-symmetry plan)
@@ -156,26 +157,13 @@ def test_workers_whose_units_outlast_the_stall_time_are_not_taken_for_stalled(wo
     --n 24` after 40 s, the record-size jobs at once). A worker holding work now sends a sign of
     life after a third of the stall time without sending anything: 18 s in, the job still
     computes, and a SIGTERM ends it as usual (exit 75, a partial file, no rank left)."""
-    out = workdir / "n27.h5"
-    proc = start(["run", "--n", 27, "--depth", 2, "--threads", 1, "--out", out, "--progress-interval", 1],
-                 ranks=3, extra_env={"NQUEENS_STALL_SECONDS": "0.5"})
-    lines = StderrLines(proc)
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
-        lines.wait_for("[run]")   # the units are handed out
+    def still_computing_18_s_in(proc, pids):
         time.sleep(18)
-        assert proc.poll() is None, lines.close()
-        os.kill(pids[0], signal.SIGTERM)
-        proc.wait(timeout=60)
-    except BaseException:
-        kill_group(proc)
-        raise
-    err = lines.close()
-    assert proc.returncode == EXIT["interrupted"], err
+        assert proc.poll() is None, f"the job ended with exit {proc.returncode}"
+
+    err = stop_a_job_of_long_units(workdir / "n27.h5", 3, still_computing_18_s_in,
+                                   extra_env={"NQUEENS_STALL_SECONDS": "0.5"})
     assert "has not answered" not in err and "no worker rank" not in err, err
-    assert "stopped by signal 15: 0 of" in err, err
-    assert attrs(out)["status"] == "partial"
-    assert_no_rank_left(pids)
 
 
 def test_kill_9_of_a_worker_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):
