@@ -89,7 +89,9 @@ void add_count_command(CLI::App& cli, Runner& run) {
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
         if (o->quiet) return;
         if (!line) line = std::make_unique<ProgressLine>("count");
-        line->report(p.units_done, p.units_total, p.solutions, p.seconds);
+        const auto known = core::known_counts(o->n);
+        line->report({.units_done = p.units_done, .units_total = p.units_total, .solutions = p.solutions,
+                      .seconds = p.seconds, .solutions_expected = known ? core::Total{known->total} : 0});
       });
       line.reset();
       const auto fixed = core::count_rotation_fixed(o->n, {}, threads);

@@ -21,15 +21,26 @@ ProgressLine::~ProgressLine() {
   if (live_ && shown_) std::fputs("\n", stderr);
 }
 
-void ProgressLine::report(std::uint64_t done, std::uint64_t total, core::Total solutions, double seconds,
-                          std::uint64_t done_before, core::Total solutions_before) {
-  const double frac = total ? double(done) / double(total) : 0;
+std::optional<double> seconds_left(const ProgressState& s) {
+  if (s.units_done >= s.units_total) return std::nullopt;
   // This run's pace: a resumed run used to divide its own seconds by the whole job's share
   // done, and gave an ETA of 3 s for 40 s of work left (N = 20 resumed at 60 %).
-  const std::string eta = done > done_before && done < total
-                              ? format_duration(seconds * double(total - done) / double(done - done_before))
-                              : "-";
-  const double rate = seconds > 0 ? static_cast<double>(solutions - solutions_before) / seconds : 0.0;
+  const core::Total found = s.solutions - s.solutions_before;
+  if (s.solutions_expected > s.solutions && found > 0)
+    return s.seconds * static_cast<double>(s.solutions_expected - s.solutions) / static_cast<double>(found);
+  if (s.units_done > s.units_before)
+    return s.seconds * static_cast<double>(s.units_total - s.units_done) /
+           static_cast<double>(s.units_done - s.units_before);
+  return std::nullopt;
+}
+
+void ProgressLine::report(const ProgressState& s) {
+  const std::uint64_t done = s.units_done, total = s.units_total;
+  const double frac = total ? double(done) / double(total) : 0;
+  const auto left = seconds_left(s);
+  const std::string eta = left ? format_duration(*left) : "-";
+  const double seconds = s.seconds;
+  const double rate = seconds > 0 ? static_cast<double>(s.solutions - s.solutions_before) / seconds : 0.0;
   std::string bar;
   if (live_) {   // a 20-cell bar on a terminal
     const int filled = std::clamp(static_cast<int>(frac * 20), 0, 20);   // done may pass total
@@ -37,7 +48,7 @@ void ProgressLine::report(std::uint64_t done, std::uint64_t total, core::Total s
   }
   std::fprintf(stderr, "%s[%s] %s%5.1f%%  units %llu/%llu  solutions %s  %.3g sol/s  elapsed %s  ETA %s%s",
                live_ ? "\r" : "", label_.c_str(), bar.c_str(), 100 * frac, (unsigned long long)done,
-               (unsigned long long)total, core::to_decimal(solutions).c_str(),
+               (unsigned long long)total, core::to_decimal(s.solutions).c_str(),
                rate, format_duration(seconds).c_str(),
                eta.c_str(), live_ ? "\x1b[K" : "\n");
   std::fflush(stderr);

@@ -2,19 +2,34 @@
 // (carriage return) when stderr is a terminal, otherwise one line per report.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include "core/total.h"
 
 namespace nq::app {
 
+// What a progress line reports. Units and solutions are the whole job's (a shard's), seconds
+// this run's; a resumed run says what was done before it, so that its rate and ETA are its own.
+struct ProgressState {
+  std::uint64_t units_done = 0, units_total = 0;
+  core::Total solutions = 0;            // found by the done units, multiplicities applied
+  double seconds = 0;
+  std::uint64_t units_before = 0;       // done before this run
+  core::Total solutions_before = 0;     // found by those
+  core::Total solutions_expected = 0;   // once every unit is done, where known (0: unknown)
+};
+
+// Seconds left at this run's pace, if it can tell: by the solutions still to find where they
+// are known, else by the units left. The plan's first units are its heaviest (N = 24's take
+// ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
+// long early in such a run; the solutions' share ~1.8x.
+std::optional<double> seconds_left(const ProgressState& s);
+
 class ProgressLine {
  public:
   explicit ProgressLine(std::string label);
   ~ProgressLine();   // ends a live line
-  // units_done and solutions: the whole job's; seconds: this run's. A resumed run passes what
-  // was done before it (done_before, solutions_before): the rate and the ETA are this run's.
-  void report(std::uint64_t units_done, std::uint64_t units_total, core::Total solutions, double seconds,
-              std::uint64_t done_before = 0, core::Total solutions_before = 0);
+  void report(const ProgressState& s);
 
  private:
   std::string label_;

@@ -411,9 +411,18 @@ void MasterSession::on_finished(const cluster::JobOutcome& outcome) {
 
 void MasterSession::on_progress(const cluster::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
-  const std::uint64_t before = units_in_shard_ - p.units_to_do;
-  progress_->report(before + p.units_done, units_in_shard_, resumed_solutions_ + p.solutions, p.seconds, before,
-                    resumed_solutions_);
+  ProgressState s;
+  s.units_before = units_in_shard_ - p.units_to_do;
+  s.units_done = s.units_before + p.units_done;
+  s.units_total = units_in_shard_;
+  s.solutions_before = resumed_solutions_;
+  s.solutions = resumed_solutions_ + p.solutions;
+  s.seconds = p.seconds;
+  // The published total, or a shard's share of it (its units are every count-th of the plan).
+  if (const auto known = core::known_counts(c_.params.n))
+    s.solutions_expected = static_cast<core::Total>(static_cast<double>(known->total) *
+                                                    static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
+  progress_->report(s);
 }
 
 RunEnd MasterSession::run(const proto::JobSpec& job) {

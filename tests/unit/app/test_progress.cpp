@@ -1,25 +1,26 @@
-// The progress line (app/progress.h): the whole job's share done, this run's pace. Written to
-// stderr, captured here (not a terminal: one line a report).
+// The progress line (app/progress.h): the whole job's share done, this run's pace, and an ETA
+// from the solutions still to find where the total is known. Written to stderr, captured here
+// (not a terminal: one line a report).
 #include <gtest/gtest.h>
 #include <string>
 #include "app/progress.h"
 
 using namespace nq;
+using app::ProgressState;
 
 namespace {
-std::string line_of(std::uint64_t done, std::uint64_t total, core::Total solutions, double seconds,
-                    std::uint64_t done_before = 0, core::Total solutions_before = 0) {
+std::string line_of(const ProgressState& s) {
   testing::internal::CaptureStderr();
   {
     app::ProgressLine line("run");
-    line.report(done, total, solutions, seconds, done_before, solutions_before);
+    line.report(s);
   }
   return testing::internal::GetCapturedStderr();
 }
 }  // namespace
 
-TEST(ProgressLine, AFreshRunsEtaIsItsTimeOverItsShareDone) {
-  const std::string s = line_of(25, 100, 250, 10);
+TEST(ProgressLine, AFreshRunsEtaIsItsTimeOverItsShareOfUnitsDone) {
+  const std::string s = line_of({.units_done = 25, .units_total = 100, .solutions = 250, .seconds = 10});
   EXPECT_NE(s.find("[run]  25.0%  units 25/100  solutions 250  25 sol/s  elapsed 10.0 s  ETA 30.0 s\n"), std::string::npos)
       << s;
 }
@@ -28,13 +29,39 @@ TEST(ProgressLine, AResumedRunsEtaAndRateAreItsOwn) {
   // 50 units done before; this run did 10 more in 10 s, so the 40 left take 40 s. It said 6.7 s
   // (this run's seconds over the whole job's 60 % done), and the rate counted the resumed
   // solutions as this run's.
-  const std::string s = line_of(60, 100, 600, 10, 50, 500);
+  const std::string s = line_of({.units_done = 60, .units_total = 100, .solutions = 600, .seconds = 10,
+                                 .units_before = 50, .solutions_before = 500});
   EXPECT_NE(s.find("  60.0%  units 60/100  solutions 600  10 sol/s  elapsed 10.0 s  ETA 40.0 s\n"), std::string::npos)
       << s;
-  EXPECT_NE(line_of(50, 100, 500, 3, 50, 500).find("ETA -\n"), std::string::npos);   // nothing done yet
+  // Nothing done yet by this run: no ETA.
+  EXPECT_NE(line_of({.units_done = 50, .units_total = 100, .solutions = 500, .seconds = 3, .units_before = 50,
+                     .solutions_before = 500})
+                .find("ETA -\n"),
+            std::string::npos);
+}
+
+TEST(ProgressLine, WhereTheTotalIsKnownTheEtaIsTheSolutionsLeftAtThisRunsPace) {
+  // A plan's first units are its heaviest: 10 of 1000 units done in 100 s, but they found 20 %
+  // of the solutions, so ~400 s are left, not 9,900.
+  ProgressState s{.units_done = 10, .units_total = 1000, .solutions = 2000, .seconds = 100};
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 9900);
+  s.solutions_expected = 10000;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 400);
+  // Resumed at 5,000 solutions: this run found 1,000 of the 6,000 in 100 s; 4,000 are left.
+  s.solutions_before = 5000;
+  s.solutions = 6000;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 400);
+  // A shard's share is an estimate: once passed, the units left say it.
+  s.solutions = 10001;
+  s.units_before = 0;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 9900);
+  s.units_done = 1000;   // every unit done: nothing is left
+  EXPECT_FALSE(app::seconds_left(s));
 }
 
 TEST(ProgressLine, SolutionsPast64BitsArePrintedWhole) {
   const core::Total past = (core::Total{1} << 64) * 3 + 5;   // N = 29's total is ~1.5 x 2^64
-  EXPECT_NE(line_of(1, 2, past, 1).find("solutions 55340232221128654853 "), std::string::npos);
+  EXPECT_NE(line_of({.units_done = 1, .units_total = 2, .solutions = past, .seconds = 1})
+                .find("solutions 55340232221128654853 "),
+            std::string::npos);
 }
