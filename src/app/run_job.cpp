@@ -195,7 +195,7 @@ class MasterSession : public cluster::MasterHooks {
   std::chrono::steady_clock::time_point run_start_;
   int code_ = kInternal;   // set by on_finished
   std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and journaled by it
-  core::Total resumed_solutions_ = 0;          // the solutions those resumed units stand for
+  ProgressState progress_state_;               // what is known at the run's start; on_progress adds the rest
 };
 
 proto::JobSpec MasterSession::prepare() {
@@ -411,24 +411,20 @@ void MasterSession::on_finished(const cluster::JobOutcome& outcome) {
 
 void MasterSession::on_progress(const cluster::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
-  ProgressState s;
-  s.units_before = units_in_shard_ - p.units_to_do;
-  s.units_done = s.units_before + p.units_done;
-  s.units_total = units_in_shard_;
-  s.solutions_before = resumed_solutions_;
-  s.solutions = resumed_solutions_ + p.solutions;
-  s.seconds = p.seconds;
-  // The published total, or a shard's share of it (its units are every count-th of the plan).
-  if (const auto known = core::known_counts(c_.params.n))
-    s.solutions_expected = static_cast<core::Total>(static_cast<double>(known->total) *
-                                                    static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
-  progress_->report(s);
+  progress_state_.units_done = resumed_ + p.units_done;
+  progress_state_.solutions = table_->solutions();   // the done units' (on_results adds this run's)
+  progress_state_.seconds = p.seconds;
+  progress_->report(progress_state_);
 }
 
 RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   resumed_ = table_->size();
-  resumed_solutions_ = table_->solutions();
+  progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions()};
+  // The published total, or a shard's share of it (its units are every count-th of the plan).
+  if (const auto known = core::known_counts(c_.params.n))
+    progress_state_.solutions_expected = static_cast<core::Total>(
+        static_cast<double>(known->total) * static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
   const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,

@@ -337,12 +337,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       sender.send(w, kTagWork, std::move(work));
     }
   };
-  core::Total solutions = 0;   // for the progress lines only: the app adds up the file's totals
   auto handle = [&](int w, proto::ResultBatch rb) {
     try {
       const auto units = sched.accept(w, rb);   // rb keeps the results accepted now
-      for (std::size_t i = 0; i < units.size(); ++i)
-        (void)core::add_product(solutions, units[i].multiplicity, rb.results[i].solutions);   // < 2^107: < 2^40 units of < 2^67
       inject_master_fault(units);
       if (!units.empty()) hooks.on_results(rb, units);
     } catch (const ResultError& e) {
@@ -436,7 +433,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       for (int w = 0; w < size; ++w) feed(w);   // refill, including units put back after a rejection
     sender.poll();
     if (now >= next_report) {
-      hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, now});
+      hooks.on_progress({sched.units_done(), sched.units_to_do(), now});
       next_report = now + progress_interval;
     }
     if (busy) {
@@ -452,7 +449,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.rejected_batches = sched.rejected_batches();
   out.audited_units = sched.audited_units();
   out.audit_mismatches = sched.audit_mismatches();
-  hooks.on_progress({sched.units_done(), sched.units_to_do(), solutions, seconds_since(t0)});
+  hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0)});
   if (local) local->stop();
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
 

@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 #include "cluster/scheduler.h"
-#include "core/total.h"
 
 namespace nq::cluster {
 
@@ -62,7 +61,6 @@ class MpiSession {
 struct MasterProgress {
   std::uint64_t units_done = 0;
   std::uint64_t units_to_do = 0;
-  core::Total solutions = 0;   // weighted, this run (past 2^64 from N = 29 on)
   double seconds = 0;
 };
 

@@ -85,17 +85,14 @@ std::optional<proto::WorkBatch> Scheduler::next_batch(int worker, bool audits_on
   const std::uint64_t remaining = units_to_do_ > units_issued_ ? units_to_do_ - units_issued_ : 0;
   std::uint64_t size = std::clamp<std::uint64_t>(
       remaining / (4 * static_cast<std::uint64_t>(total_threads_)), 1, max_batch_);
-  // Boards mode: a batch's result holds every board of its units. Keep it under
-  // max_result_bytes by the bytes per unit seen so far (one unit until then).
-  if (job_.params.boards_mode())
-    size = std::min<std::uint64_t>(
-        size, units_timed_ ? std::max<std::uint64_t>(1, max_result_bytes_ * units_timed_ /
-                                                           std::max<std::uint64_t>(1, result_bytes_))
-                           : 1);
-  // Count mode: at most kBatchSeconds of the worker's threads' work by the mean unit time so
-  // far (one unit until then).
-  else if (!units_timed_)
+  // One unit until a result says what units hold and take. Then, boards mode: a batch's result
+  // holds every board of its units, kept under max_result_bytes by the bytes per unit so far;
+  // count mode: at most kBatchSeconds of the worker's threads' work by the mean unit time so far.
+  if (!units_timed_)
     size = 1;
+  else if (job_.params.boards_mode())
+    size = std::clamp<std::uint64_t>(max_result_bytes_ * units_timed_ / std::max<std::uint64_t>(1, result_bytes_), 1,
+                                     size);
   else
     size = static_cast<std::uint64_t>(std::clamp(
         kBatchSeconds * threads_of(worker) * static_cast<double>(units_timed_) / std::max(unit_seconds_, 1e-9),
