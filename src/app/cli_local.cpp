@@ -86,8 +86,8 @@ void add_count_command(CLI::App& cli, Runner& run) {
       const std::uint64_t units = checked_plan_size(plan, count_cost(), {});
       const auto start = std::chrono::steady_clock::now();
       std::unique_ptr<ProgressLine> line;
-      const auto known = core::known_counts(o->n);
-      const core::Total expected = known ? core::Total{known->total} : 0;
+      const auto total = core::expected_total(o->n);
+      const core::Total expected = total ? static_cast<core::Total>(*total) : 0;
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
         if (o->quiet) return;
         if (!line) line = std::make_unique<ProgressLine>("count");

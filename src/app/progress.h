@@ -16,11 +16,12 @@ struct ProgressState {
   double seconds = 0;
   std::uint64_t units_before = 0;       // done before this run
   core::Total solutions_before = 0;     // found by those
-  core::Total solutions_expected = 0;   // once every unit is done, where known (0: unknown)
+  core::Total solutions_expected = 0;   // once every unit is done (core::expected_total; 0: unknown)
 };
 
-// Seconds left at this run's pace, if it can tell: by the solutions still to find where they
-// are known, else by the units left. The plan's first units are its heaviest (N = 24's take
+// Seconds left at this run's pace, if it can tell: by the solutions still to find where a total
+// is expected (published, or extrapolated past the table: core::expected_total), else, or once
+// the solutions pass an extrapolated total, by the units left. The plan's first units are its heaviest (N = 24's take
 // ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
 // long early in such a run; the solutions' share ~1.8x.
 std::optional<double> seconds_left(const ProgressState& s);

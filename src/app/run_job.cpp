@@ -421,10 +421,11 @@ RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   resumed_ = table_->size();
   progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions()};
-  // The published total, or a shard's share of it (its units are every count-th of the plan).
-  if (const auto known = core::known_counts(c_.params.n))
+  // The total to expect (published, or extrapolated past the table), or a shard's share of it
+  // (its units are every count-th of the plan).
+  if (const auto expected = core::expected_total(c_.params.n))
     progress_state_.solutions_expected = static_cast<core::Total>(
-        static_cast<double>(known->total) * static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
+        *expected * static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
   const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,

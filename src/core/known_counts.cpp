@@ -26,4 +26,19 @@ int largest_known_n() {
   return best;
 }
 
+std::optional<double> expected_total(int n) {
+  if (const auto known = known_counts(n))
+    return known->total ? std::optional<double>(static_cast<double>(known->total)) : std::nullopt;
+  return extrapolated_total(n, largest_known_n());
+}
+
+std::optional<double> extrapolated_total(int n, int last) {
+  if (last < 4 || last > largest_known_n() || n <= last || n > kMaxN) return std::nullopt;
+  const auto q = [](int k) { return static_cast<double>(known_counts(k)->total); };
+  const double ratio = q(last) / q(last - 1), step = ratio - q(last - 1) / q(last - 2);
+  double total = q(last);
+  for (int k = last + 1; k <= n; ++k) total *= ratio + step * (k - last);
+  return total;
+}
+
 }  // namespace nq::core

@@ -16,3 +16,26 @@ TEST(KnownCounts, TableCoversOneToTwentySevenAndSatisfiesBurnside) {
   EXPECT_FALSE(known_counts(28));
   EXPECT_FALSE(known_counts(0));
 }
+
+TEST(KnownCounts, TheExpectedTotalIsThePublishedOneOrAnExtrapolationThatHeldOnTheTable) {
+  EXPECT_EQ(*expected_total(27), 234907967154122528.0);
+  EXPECT_FALSE(expected_total(3));   // no solution: nothing to expect
+  EXPECT_FALSE(expected_total(kMaxN + 1));
+  // Past the table: the extrapolation from all of it, between 10x and 12x N = 27's (its ratios
+  // to N = 25, 26 and 27 were 9.7, 10.1 and 10.5).
+  EXPECT_EQ(*expected_total(28), *extrapolated_total(28, 27));
+  EXPECT_GT(*expected_total(28), 10 * *expected_total(27));
+  EXPECT_LT(*expected_total(28), 12 * *expected_total(27));
+  // The rule checked against the published counts: from the table up to `last`, one and two
+  // sizes ahead.
+  for (int last = 22; last <= 26; ++last) {
+    const double next = static_cast<double>(known_counts(last + 1)->total);
+    EXPECT_NEAR(*extrapolated_total(last + 1, last) / next, 1.0, 0.015) << last;
+    if (last + 2 <= 27) {
+      const double after = static_cast<double>(known_counts(last + 2)->total);
+      EXPECT_NEAR(*extrapolated_total(last + 2, last) / after, 1.0, 0.03) << last;
+    }
+  }
+  EXPECT_FALSE(extrapolated_total(27, 27));
+  EXPECT_FALSE(extrapolated_total(29, 28));
+}
