@@ -173,10 +173,10 @@ int main(int argc, char** argv) {
       const bool ok = known && ours.total == known->total && ref_total == known->total;
       all_ok = all_ok && ok;
       const double ours_m = median(ours_s), ref_m = median(ref_s);
-      std::printf("%3d %3d %-8s %5d %7llu %9.3f %9.3f %7.3f %14llu %14s %14llu %s\n", n, t,
+      std::printf("%3d %3d %-8s %5d %7llu %9.3f %9.3f %7.3f %14s %14s %14llu %s\n", n, t,
                   core::to_string(o.symmetry).c_str(), depth,
                   static_cast<unsigned long long>(plan.size()), ours_m, ref_m, ours_m / ref_m,
-                  static_cast<unsigned long long>(ours.nodes), ref_nodes.c_str(),
+                  core::to_decimal(ours.nodes).c_str(), ref_nodes.c_str(),
                   static_cast<unsigned long long>(ours.total),
                   ok ? "ok" : (known ? "MISMATCH (published " + std::to_string(known->total) +
                                            ", reference " + std::to_string(ref_total) + ")"

@@ -88,11 +88,13 @@ void add_count_command(CLI::App& cli, Runner& run) {
       std::unique_ptr<ProgressLine> line;
       const auto total = core::expected_total(o->n);
       const core::Total expected = total ? static_cast<core::Total>(*total) : 0;
+      const auto sampled = core::sampled_plan_nodes(o->n, depth, units);
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
         if (o->quiet) return;
         if (!line) line = std::make_unique<ProgressLine>("count");
         line->report({.units_done = p.units_done, .units_total = p.units_total, .solutions = p.solutions,
-                      .seconds = p.seconds, .solutions_expected = expected});
+                      .seconds = p.seconds, .solutions_expected = expected, .nodes = p.nodes,
+                      .nodes_expected = sampled ? sampled->nodes : 0});
       });
       line.reset();
       const auto fixed = core::count_rotation_fixed(o->n, {}, threads);

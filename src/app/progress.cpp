@@ -25,6 +25,9 @@ std::optional<double> seconds_left(const ProgressState& s) {
   if (s.units_done >= s.units_total) return std::nullopt;
   // This run's pace: a resumed run used to divide its own seconds by the whole job's share
   // done, and gave an ETA of 3 s for 40 s of work left (N = 20 resumed at 60 %).
+  const core::Total walked = s.nodes - s.nodes_before;
+  if (s.nodes_expected > static_cast<double>(s.nodes) && walked > 0)
+    return s.seconds * (s.nodes_expected - static_cast<double>(s.nodes)) / static_cast<double>(walked);
   const core::Total found = s.solutions - s.solutions_before;
   if (s.solutions_expected > s.solutions && found > 0)
     return s.seconds * static_cast<double>(s.solutions_expected - s.solutions) / static_cast<double>(found);

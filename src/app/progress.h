@@ -17,13 +17,17 @@ struct ProgressState {
   std::uint64_t units_before = 0;       // done before this run
   core::Total solutions_before = 0;     // found by those
   core::Total solutions_expected = 0;   // once every unit is done (core::expected_total; 0: unknown)
+  core::Total nodes = 0;                // searched by the done units (count mode)
+  core::Total nodes_before = 0;         // by those done before this run
+  double nodes_expected = 0;            // once every unit is done (core::sampled_plan_nodes; 0: unknown)
 };
 
-// Seconds left at this run's pace, if it can tell: by the solutions still to find where a total
-// is expected (published, or extrapolated past the table: core::expected_total), else, or once
-// the solutions pass an extrapolated total, by the units left. The plan's first units are its heaviest (N = 24's take
+// Seconds left at this run's pace, if it can tell, by the first of these that is known and not
+// yet passed: the nodes still to search (the plan's sampled nodes: a unit's time follows its
+// nodes), the solutions still to find (published, or extrapolated past the table:
+// core::expected_total), the units left. The plan's first units are its heaviest (N = 24's take
 // ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
-// long early in such a run; the solutions' share ~1.8x.
+// long early in such a run; the solutions' share ~2.6x.
 std::optional<double> seconds_left(const ProgressState& s);
 
 class ProgressLine {

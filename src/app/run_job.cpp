@@ -413,6 +413,7 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
   if (!progress_) progress_ = std::make_unique<ProgressLine>("run");
   progress_state_.units_done = resumed_ + p.units_done;
   progress_state_.solutions = table_->solutions();   // the done units' (on_results adds this run's)
+  progress_state_.nodes = table_->nodes();
   progress_state_.seconds = p.seconds;
   progress_->report(progress_state_);
 }
@@ -420,12 +421,17 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
 RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   resumed_ = table_->size();
-  progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions()};
-  // The total to expect (published, or extrapolated past the table), or a shard's share of it
-  // (its units are every count-th of the plan).
+  progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions(),
+                     .nodes_before = table_->nodes()};
+  // The totals to expect (solutions: published, or extrapolated past the table; nodes: sampled,
+  // for the counting kernel's default plans), or a shard's share (its units are every count-th
+  // of the plan).
+  const double share = static_cast<double>(units_in_shard_) / static_cast<double>(units_total_);
   if (const auto expected = core::expected_total(c_.params.n))
-    progress_state_.solutions_expected = static_cast<core::Total>(
-        *expected * static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
+    progress_state_.solutions_expected = static_cast<core::Total>(*expected * share);
+  if (const auto sampled = core::sampled_plan_nodes(c_.params.n, c_.params.depth, units_total_);
+      sampled && !c_.params.boards_mode() && c_.params.symmetry == core::Symmetry::full)
+    progress_state_.nodes_expected = sampled->nodes * share;
   const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,

@@ -6,6 +6,14 @@ namespace {
 constexpr KnownCounts kTable[] = {
 #include "known_counts_table.inc"
 };
+struct SampledPlan {
+  int n, depth;
+  std::uint64_t units;
+  double nodes, rel_se;
+};
+constexpr SampledPlan kSampled[] = {
+#include "sampled_nodes_table.inc"
+};
 }  // namespace
 
 std::optional<KnownCounts> known_counts(int n) {
@@ -30,6 +38,13 @@ std::optional<double> expected_total(int n) {
   if (const auto known = known_counts(n))
     return known->total ? std::optional<double>(static_cast<double>(known->total)) : std::nullopt;
   return extrapolated_total(n, largest_known_n());
+}
+
+std::optional<SampledNodes> sampled_plan_nodes(int n, int depth, std::uint64_t units) {
+  std::optional<SampledNodes> last;
+  for (const auto& row : kSampled)
+    if (row.n == n && row.depth == depth && row.units == units) last = SampledNodes{row.nodes, row.rel_se};
+  return last;
 }
 
 std::optional<double> extrapolated_total(int n, int last) {

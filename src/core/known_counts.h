@@ -29,6 +29,15 @@ std::optional<double> expected_total(int n);
 // steps ahead within 2.7 % at N = 23-27. nullopt outside that range.
 std::optional<double> extrapolated_total(int n, int last);
 
+// The search nodes of a default plan (symmetry full) as sampled by bench/engines.sh
+// (bench/sampled-nodes.txt: N = 19-28, the last estimate for each), and the estimate's relative
+// standard error (1.4-3 % at N = 19-25, 5-10 % at 26-27, 29 % at 28). nullopt for a plan not
+// sampled: one is known by its N, depth and units.
+struct SampledNodes {
+  double nodes, rel_se;
+};
+std::optional<SampledNodes> sampled_plan_nodes(int n, int depth, std::uint64_t units);
+
 // How a count compares with the published row ("matches_known" in result files).
 enum class KnownMatch : std::uint8_t { match, mismatch, unknown };
 template <>

@@ -116,8 +116,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
                       std::chrono::milliseconds interval) {
   const std::vector<WorkUnit> units = plan.units();
   std::atomic<std::size_t> next{0}, done{0};
-  std::atomic<Count> nodes{0};
-  Total total = 0;   // 128 bits: no std::atomic for it, so a mutex (one short lock per unit)
+  Total total = 0, nodes = 0;   // 128 bits: no std::atomic for them, so a mutex (one short lock per unit)
   std::mutex total_mutex;
   const auto start = std::chrono::steady_clock::now();
 
@@ -129,8 +128,8 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
         {
           const std::lock_guard lock(total_mutex);
           add_product(total, units[i].multiplicity, s.solutions);   // below 2^128 for < 2^32 units
+          nodes += s.nodes;
         }
-        nodes += s.nodes;
         ++done;
       }
     });
@@ -138,7 +137,8 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   auto snapshot = [&] {
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
     const std::lock_guard lock(total_mutex);
-    return Progress{done.load(), units.size(), total, dt.count()};
+    return Progress{.units_done = done.load(), .units_total = units.size(), .solutions = total, .nodes = nodes,
+                    .seconds = dt.count()};
   };
   if (progress) {
     auto next_report = start + interval;
@@ -151,7 +151,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   }
   pool.wait_idle();
   if (const auto failure = pool.failure()) std::rethrow_exception(failure);
-  return {total, nodes.load()};
+  return {total, nodes};
 }
 
 }  // namespace nq::core

@@ -72,13 +72,14 @@ struct Progress {
   std::uint64_t units_done = 0;
   std::uint64_t units_total = 0;
   Total solutions = 0;   // weighted, so far
+  Total nodes = 0;       // searched so far
   double seconds = 0;
 };
 using ProgressFn = std::function<void(const Progress&)>;
 
 struct PlanTotals {
   Total total = 0;   // sum of multiplicity * completions (past 2^64 from N = 29)
-  Count nodes = 0;
+  Total nodes = 0;   // past 2^64 from N = 28 (~5e19 nodes there)
 };
 
 // Counts every unit of `plan` on `threads` threads (0 = usable_cpus()). Calls

@@ -59,6 +59,21 @@ TEST(ProgressLine, WhereTheTotalIsKnownTheEtaIsTheSolutionsLeftAtThisRunsPace) {
   EXPECT_FALSE(app::seconds_left(s));
 }
 
+TEST(ProgressLine, WhereThePlansNodesAreSampledTheEtaIsTheNodesLeftAtThisRunsPace) {
+  // The first 10 of 1000 units took 100 s and walked 30 % of the plan's nodes (heavy units
+  // first; a unit's time follows its nodes): ~233 s are left, where the solutions say 400.
+  ProgressState s{.units_done = 10, .units_total = 1000, .solutions = 2000, .seconds = 100,
+                  .solutions_expected = 10000, .nodes = 30000, .nodes_expected = 100000};
+  EXPECT_NEAR(*app::seconds_left(s), 233.33, 0.01);
+  // Resumed at 20,000 nodes: this run walked 10,000 of them in 100 s; 70,000 are left.
+  s.nodes_before = 20000;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 700);
+  // A sample is an estimate: once the nodes pass it, the solutions left say it.
+  s.nodes = 100001;
+  s.nodes_before = 0;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 400);
+}
+
 TEST(ProgressLine, SolutionsPast64BitsArePrintedWhole) {
   const core::Total past = (core::Total{1} << 64) * 3 + 5;   // N = 29's total is ~1.5 x 2^64
   EXPECT_NE(line_of({.units_done = 1, .units_total = 2, .solutions = past, .seconds = 1})
