@@ -1,6 +1,9 @@
 #include "cluster/compute_pool.h"
 #include <chrono>
 #include <exception>
+#include <iomanip>
+#include <sstream>
+#include <thread>
 #include <utility>
 #include "core/boards.h"
 #include "cluster/fault_injection.h"
@@ -11,8 +14,11 @@ double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-ComputePool::ComputePool(const core::UnitPlan& plan, const proto::JobSpec& job, int rank, int threads)
-    : plan_(plan), job_(job), rank_(rank), threads_(std::max(1, threads)) {}
+ComputePool::ComputePool(const core::UnitPlan& plan, const proto::JobSpec& job, int rank, int threads,
+                         double hung_seconds)
+    : plan_(plan), job_(job), rank_(rank), hung_seconds_(hung_seconds),
+      beats_(std::make_unique<Beat[]>(static_cast<std::size_t>(std::max(1, threads)))),
+      threads_(std::max(1, threads)) {}
 
 ComputePool::~ComputePool() { stop(); }
 
@@ -56,8 +62,39 @@ void ComputePool::wait_completed(std::chrono::microseconds timeout) const {
 }
 
 std::optional<std::string> ComputePool::failure() const {
-  const std::lock_guard lock(mutex_);
-  return failure_;
+  {
+    const std::lock_guard lock(mutex_);
+    if (failure_) return failure_;
+  }
+  return hung();
+}
+
+bool ComputePool::wait_idle(std::chrono::milliseconds timeout) const {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    bool idle = true;
+    for (int t = 0; t < threads(); ++t) idle = idle && !beats_[static_cast<std::size_t>(t)].busy.load(std::memory_order_acquire);
+    if (idle) return true;
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+std::optional<std::string> ComputePool::hung() const {
+  const std::int64_t now = core::steady_nanoseconds();
+  for (int t = 0; t < threads(); ++t) {
+    const Beat& b = beats_[static_cast<std::size_t>(t)];
+    if (!b.busy.load(std::memory_order_acquire)) continue;
+    const double quiet = static_cast<double>(now - b.at.load(std::memory_order_relaxed)) * 1e-9;
+    if (quiet > hung_seconds_) {
+      std::ostringstream what;
+      what << std::setprecision(3) << "unit " << b.unit.load(std::memory_order_relaxed) << ": compute thread " << t
+           << " has made no progress for " << quiet << " s (limit " << hung_seconds_
+           << " s): it hangs (a bug, or a faulty node)";
+      return what.str();
+    }
+  }
+  return std::nullopt;
 }
 
 std::size_t ComputePool::batches_pending() const {
@@ -65,19 +102,27 @@ std::size_t ComputePool::batches_pending() const {
   return open_.size() + completed_.size();
 }
 
-proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) const {
+proto::UnitResult ComputePool::run_unit(const core::WorkUnit& u, int thread) {
   proto::UnitResult r;
   r.id = u.id;
   r.rank = rank_;
   r.thread = thread;
   r.started = unix_now();
+  Beat& beat = beats_[static_cast<std::size_t>(thread)];
+  beat.at.store(core::steady_nanoseconds(), std::memory_order_relaxed);
+  beat.unit.store(u.id, std::memory_order_relaxed);
+  beat.busy.store(true, std::memory_order_release);
+  struct Idle {   // off the unit however it ends (a throw, a cancel)
+    Beat& b;
+    ~Idle() { b.busy.store(false, std::memory_order_release); }
+  } idle{beat};
   inject_unit_fault(u.id, rank_);
   const auto t0 = std::chrono::steady_clock::now();
   core::SearchStats st;
   if (job_.params.boards_mode()) {
     st = core::append_unit_results(plan_, u, job_.params.boards, r.boards, r.class_sizes);
   } else {
-    st = plan_.count(u, cancel_);
+    st = plan_.count(u, cancel_, &beat.at);
   }
   r.solutions = st.solutions;
   r.nodes = st.nodes;

@@ -36,6 +36,10 @@ std::unique_ptr<Fault> parse_one(const std::string& s) {
   }
   return f;
 }
+[[noreturn]] void sleep_for_ever() {
+  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
 Faults parse_faults() {
   Faults faults;
   const char* env = std::getenv("NQUEENS_INJECT_FAULT");
@@ -102,6 +106,7 @@ void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded)
 void inject_unit_fault(std::uint64_t unit, int rank) {
   if (const Fault* f = fault("throw"); f && f->hits(unit, rank))
     throw std::runtime_error("injected fault: NQUEENS_INJECT_FAULT=throw:" + std::to_string(unit));
+  if (const Fault* f = fault("freeze"); f && f->hits(unit, rank)) sleep_for_ever();
 }
 
 void inject_master_fault(const std::vector<core::WorkUnit>& units) {
@@ -116,8 +121,7 @@ void inject_work_fault(const proto::WorkBatch& batch, int rank) {
   const Fault* f = fault("hang");
   if (!f) return;
   for (const auto& u : batch.units)
-    if (f->hits(u.id, rank) || (f->rank == rank && u.id >= f->unit))
-      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    if (f->hits(u.id, rank) || (f->rank == rank && u.id >= f->unit)) sleep_for_ever();
 }
 
 void inject_journal_fault(std::uint64_t journaled, const std::function<void()>& sync) {

@@ -14,6 +14,8 @@
 //   undecodable  - the result message of the unit's batch is cut in half before it is framed,
 //                  so its archive cannot be decoded; once per process
 //   throw        - the compute thread throws when it starts the unit (a bug, a bad node)
+//   freeze       - the compute thread sleeps for ever when it starts the unit (a bug, a faulty
+//                  core looping), while the rank's main thread goes on answering
 //   master-throw - the master throws while it hands the unit's checked result to the app (a
 //                  bug in the master's own code: an exception that escapes the job's loop)
 //   hang         - the rank stops answering when it receives the unit (with @RANK: that unit
@@ -42,7 +44,7 @@ namespace nq::cluster {
 void inject_batch_fault(proto::ResultBatch& batch, int n);
 // `encoded` is encode(batch), before framing.
 void inject_message_fault(const proto::ResultBatch& batch, std::string& encoded);
-// Before computing `unit` on `rank`: throws for `throw`.
+// Before computing `unit` on `rank`: throws for `throw`, never returns for `freeze`.
 void inject_unit_fault(std::uint64_t unit, int rank);
 // The master is about to pass these checked units to its hooks: throws for `master-throw`.
 void inject_master_fault(const std::vector<core::WorkUnit>& units);

@@ -134,15 +134,32 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// kStallSeconds, or NQUEENS_STALL_SECONDS (for tests: a stall within seconds; > 0) on every
-// rank; a worker's sign of life comes after a third of it (kAliveSeconds by default).
+// A number of seconds from the environment variable `name` (> 0), else `fallback`.
+double seconds_from_env(const char* name, double fallback) {
+  const char* env = std::getenv(name);
+  const double d = env ? std::strtod(env, nullptr) : 0;
+  return d > 0 && std::isfinite(d) ? d : fallback;
+}
+// kStallSeconds, or NQUEENS_STALL_SECONDS (for tests: a stall within seconds) on every rank; a
+// worker's sign of life comes after a third of it (kAliveSeconds by default).
 double stall_seconds() {
-  static const double v = [] {
-    const char* env = std::getenv("NQUEENS_STALL_SECONDS");
-    const double d = env ? std::strtod(env, nullptr) : 0;
-    return d > 0 && std::isfinite(d) ? d : kStallSeconds;
-  }();
+  static const double v = seconds_from_env("NQUEENS_STALL_SECONDS", kStallSeconds);
   return v;
+}
+// kHungSeconds, or NQUEENS_HUNG_SECONDS (for tests) on every rank.
+double hung_seconds() {
+  static const double v = seconds_from_env("NQUEENS_HUNG_SECONDS", kHungSeconds);
+  return v;
+}
+// After pool->stop(): a pool whose threads are still in a unit kReleaseWaitSeconds later is not
+// joined (its destructor would wait for a hung thread for ever, or for a long unit that checks
+// its cancel only at its end: a stop signal left the process hanging there). It, and the plan
+// its threads read, are left to the end of the process, so that such a thread finds them whole
+// should it return. The job ends around it as it would have (a hung thread: exit 7).
+void release_unless_idle(std::unique_ptr<const core::UnitPlan>& plan, std::unique_ptr<ComputePool>& pool) {
+  if (!pool || pool->wait_idle(std::chrono::milliseconds(static_cast<int>(kReleaseWaitSeconds * 1000)))) return;
+  (void)pool.release();
+  (void)plan.release();
 }
 double alive_seconds() { return stall_seconds() * (kAliveSeconds / kStallSeconds); }
 
@@ -300,7 +317,8 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.total_threads = std::max(1, std::accumulate(threads.begin(), threads.end(), 0));
   out.threads_per_rank = *std::max_element(threads.begin(), threads.end());
 
-  const core::UnitPlan plan(job->params.n, job->params.depth, job->params.symmetry);
+  auto plan_owner = std::make_unique<const core::UnitPlan>(job->params.n, job->params.depth, job->params.symmetry);
+  const core::UnitPlan& plan = *plan_owner;
   // With one worker rank, the audit copies need a second worker: a thread of the master.
   const bool master_audits = size == 2 && audit_fraction > 0;
   AuditPolicy audit;
@@ -309,9 +327,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   Scheduler sched(plan, *job, std::move(skip), units_to_do, out.total_threads,
                   job->params.boards_mode() ? kMaxBoardsBatch : kMaxCountBatch, audit);
   for (int w = 0; w < size; ++w) sched.set_threads(w, std::max(1, threads[w]));
-  std::optional<ComputePool> local;
-  if (mine > 0) local.emplace(plan, *job, 0, mine);
-  else if (master_audits) local.emplace(plan, *job, 0, 1);
+  std::unique_ptr<ComputePool> local;
+  if (mine > 0 || master_audits)
+    local = std::make_unique<ComputePool>(plan, *job, 0, mine > 0 ? mine : 1, hung_seconds());
   Sender sender;
   IdlePause pause;
   std::vector<proto::Reassembler> parts(static_cast<std::size_t>(size));
@@ -451,6 +469,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0)});
   if (local) local->stop();
+  release_unless_idle(plan_owner, local);
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
 
   // Stop the workers; drain whatever they still send until each confirms, for a bounded time.
@@ -500,8 +519,9 @@ void run_worker(const MpiSession& mpi) {
   int threads = job.threads_per_worker ? job.threads_per_worker : mpi.default_threads();
   check_mpi(MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
 
-  const core::UnitPlan plan(job.params.n, job.params.depth, job.params.symmetry);
-  ComputePool pool(plan, job, mpi.rank(), threads);
+  auto plan = std::make_unique<const core::UnitPlan>(job.params.n, job.params.depth, job.params.symmetry);
+  auto pool_owner = std::make_unique<ComputePool>(*plan, job, mpi.rank(), threads, hung_seconds());
+  ComputePool& pool = *pool_owner;
   Sender sender;
   IdlePause pause;
   bool failed = false;   // told the master; now only waiting for its stop
@@ -554,6 +574,7 @@ void run_worker(const MpiSession& mpi) {
     else pool.wait_completed(pause.next());   // wakes at once when a batch is done
   }
   pool.stop();
+  release_unless_idle(plan, pool_owner);
   while (!sender.empty()) {   // the master drains results until we confirm
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);

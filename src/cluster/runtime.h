@@ -126,6 +126,19 @@ inline constexpr double kStopWaitSeconds = 5, kRemoteStopWaitSeconds = 30;
 // stalled 30 s into the job, before its first batch was done, and the job stopped (exit 7).
 // NQUEENS_STALL_SECONDS replaces kStallSeconds (tests), and kAliveSeconds with a third of it.
 inline constexpr double kStallSeconds = 3, kStallFactor = 10, kAliveSeconds = 1;
+// A compute thread that has been on one unit this long since its search last checked in is
+// hung (ComputePool::hung): its rank reports it as a failure (rank_failure), the job stops and
+// keeps its finished work (exit 7), as for a unit that throws. A rank's sign of life comes from
+// its main thread, which still answers then, so the stall rule above cannot see such a thread,
+// and its batch would never come back. Searches check in at least every kCancelSplitLevels
+// levels: every few milliseconds in units of N = 27-28, at most ~seconds in a default plan's
+// whole units (N <= 20); a whole unit of 18 levels (N = 22 at depth 1) may take minutes.
+// NQUEENS_HUNG_SECONDS replaces it (tests).
+inline constexpr double kHungSeconds = 600;
+// At the end of a run the compute threads are stopped (a count unit is cancelled at its next
+// check); those still in a unit this much later are left running, not joined, until the
+// process ends.
+inline constexpr double kReleaseWaitSeconds = 2;
 // With every worker stalled for this long the job stops (rank_failure).
 inline constexpr double kNoWorkerSeconds = 10;
 

@@ -385,15 +385,16 @@ RowSearch place_first(const RowSearch& s, int c) {
 }
 }  // namespace
 
-SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels) {
+SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels, Heartbeat* beat) {
   if (cancel.load(std::memory_order_relaxed)) throw_cancelled();
+  if (beat) beat->store(steady_nanoseconds(), std::memory_order_relaxed);
   if (s.levels <= std::max(split_levels, 2)) return count_completions(s);
   SearchStats total;
   for (Mask open = ~s.blocked[0]; open; open &= open - 1) {
     ++total.nodes;   // the square tried
     const RowSearch child = place_first(s, std::countr_zero(open));
     // The rule (kernel.h): expanded if its row and the next have a free square (levels >= 2).
-    if (~child.blocked[0] && ~child.blocked[1]) total += count_completions(child, cancel, split_levels);
+    if (~child.blocked[0] && ~child.blocked[1]) total += count_completions(child, cancel, split_levels, beat);
   }
   return total;
 }

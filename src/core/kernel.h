@@ -90,10 +90,14 @@ SearchStats count_completions(const Partial& p);
 // count_completions, which another thread can end early: once `cancel` is set it throws
 // Interrupted(kSearchPhase). A search of more than `split_levels` levels is done as the
 // searches of its first level's children that the rule keeps (recursively; the same solutions
-// and nodes), with `cancel` checked before each. The kernels check nothing themselves: a check
+// and nodes), with `cancel` checked before each, and `beat` (if given) set to the time of each
+// check (so they are at most one search of `split_levels` levels apart: milliseconds in units of
+// N = 27-28, seconds to minutes in whole units of up to 18 levels, N <= 22 with a shallow
+// depth). The kernels check nothing themselves: a check
 // of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the time (N = 18, one thread, three
 // placements tried), clang allocating its registers otherwise.
-SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels);
+SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels,
+                              Heartbeat* beat = nullptr);
 // The levels that a cancellable count leaves to one search (units have more from N = 21 on).
 // Measured (docs/faults.md): a cancel ended sampled units of N = 27 and 28 (20-23 levels, seconds
 // to minutes each) within 2 ms; the split took 0.99x (N = 22) and 1.01x (N = 24) the time of the

@@ -4,6 +4,7 @@
 // signals: `nqueens run` passes a predicate over its signal flag (app/signals.h).
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -50,6 +51,15 @@ class StopPoll {
 // throw Interrupted(kSearchPhase) at their next check (count_completions in kernel.h).
 using CancelFlag = std::atomic<bool>;
 inline constexpr const char* kSearchPhase = "the search of a unit";
+
+// Where a cancellable count says that it still makes progress: the steady clock's nanoseconds
+// (steady_nanoseconds()) at its last check, stored at each (count_completions in kernel.h), and
+// read by another thread to tell a long unit from a hung thread (cluster::ComputePool).
+using Heartbeat = std::atomic<std::int64_t>;
+inline std::int64_t steady_nanoseconds() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 [[noreturn]] inline void throw_cancelled() { throw Interrupted(kSearchPhase); }
 
 }  // namespace nq::core

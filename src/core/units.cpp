@@ -180,8 +180,8 @@ RowSearch UnitPlan::checked_search(const WorkUnit& u) const {
 
 SearchStats UnitPlan::count(const WorkUnit& u) const { return count_completions(checked_search(u)); }
 
-SearchStats UnitPlan::count(const WorkUnit& u, const CancelFlag& cancel) const {
-  return count_completions(checked_search(u), cancel, kCancelSplitLevels);
+SearchStats UnitPlan::count(const WorkUnit& u, const CancelFlag& cancel, Heartbeat* beat) const {
+  return count_completions(checked_search(u), cancel, kCancelSplitLevels, beat);
 }
 
 UnitPlan::Images UnitPlan::image_symmetries(const WorkUnit& u) const {

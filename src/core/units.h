@@ -91,8 +91,9 @@ class UnitPlan {
   // the unit does not belong to this plan (wrong rows filled, attacking queens, an image the
   // plan leaves out, wrong multiplicity).
   SearchStats count(const WorkUnit& u) const;
-  // The same, ended early by another thread: Interrupted once `cancel` is set (count_completions).
-  SearchStats count(const WorkUnit& u, const CancelFlag& cancel) const;
+  // The same, ended early by another thread: Interrupted once `cancel` is set; `beat` says
+  // when the search last checked it (count_completions).
+  SearchStats count(const WorkUnit& u, const CancelFlag& cancel, Heartbeat* beat = nullptr) const;
   // Every full board this unit stands for: each completion followed by its images under the
   // symmetries the multiplicity covers (mirror: the mirror image; full: one image per distinct
   // image of the border), multiplicity * count(u) boards in all, distinct across units.

@@ -112,12 +112,13 @@ def assert_no_rank_left(pids, grace=5):
                grace, step=0.05)
 
 
-def stop_a_job_of_long_units(out, ranks, before_stop, extra_env=None):
+def stop_a_job_of_long_units(out, ranks, before_stop, extra_env=None, threads=1):
     """Runs N = 27 with 2 pre-placed rows (units of hours each) in one process (ranks None) or
-    under mpirun, calls before_stop(proc, pids) once the units are handed out, then sends SIGTERM
-    to the master. Checks that the job stopped as the scheduler's warning asks: exit 75, a partial
-    file with no unit done, no rank left. Returns its stderr."""
-    proc = start(["run", "--n", 27, "--depth", 2, "--threads", 1, "--out", out, "--progress-interval", 1],
+    under mpirun, `threads` compute threads a rank, calls before_stop(proc, pids) once the units
+    are handed out, then sends SIGTERM to the master. Checks that the job stopped as the
+    scheduler's warning asks: exit 75, a partial file with no unit done, no rank left. Returns
+    its stderr."""
+    proc = start(["run", "--n", 27, "--depth", 2, "--threads", threads, "--out", out, "--progress-interval", 1],
                  ranks=ranks, extra_env=extra_env)
     lines = StderrLines(proc)
     try:

@@ -1,16 +1,20 @@
 // ComputePool without MPI: whole batches back with every unit's exact count, a throwing unit
-// reported with its id (the injected fault `throw`), stop() ending the work.
+// reported with its id (the injected fault `throw`), a hung thread told from a long unit,
+// stop() ending the work.
 #include <gtest/gtest.h>
 #include <cstdlib>
 #include <map>
+#include <thread>
 #include "cluster/compute_pool.h"
 
 using namespace nq;
 
 namespace {
 // The fault hooks read NQUEENS_INJECT_FAULT once per process, at their first call: it is set
-// before main, for unit 5 on rank 77 only (the throwing test's pool); no other pool is affected.
-const bool kFaultSet = [] { return ::setenv("NQUEENS_INJECT_FAULT", "throw:5@77", 1) == 0; }();
+// before main, for unit 5 on rank 77 (the throwing test's pool) and unit 3 on rank 78 (the hung
+// thread's) only; no other pool is affected.
+const bool kFaultSet = [] { return ::setenv("NQUEENS_INJECT_FAULT", "throw:5@77,freeze:3@78", 1) == 0; }();
+constexpr double kHung = 600;   // the default: no unit here comes near it
 
 proto::JobSpec job(int n, int depth) {
   proto::JobSpec j;
@@ -32,7 +36,7 @@ std::vector<proto::ResultBatch> take(cluster::ComputePool& pool, std::size_t cou
 
 TEST(ComputePool, EveryBatchComesBackWholeWithTheCoreSolversCounts) {
   const core::UnitPlan plan(10, 3);
-  cluster::ComputePool pool(plan, job(10, 3), 4, 3);
+  cluster::ComputePool pool(plan, job(10, 3), 4, 3, kHung);
   EXPECT_EQ(pool.threads(), 3);
   const auto units = plan.units();
   std::map<std::uint64_t, std::size_t> sizes;   // batch id -> units
@@ -66,7 +70,7 @@ TEST(ComputePool, AThrowingUnitIsReportedWithItsIdAndStopsThePool) {
   const auto units = plan.units();
   ASSERT_GT(units.size(), 10u);
   ASSERT_TRUE(kFaultSet);
-  cluster::ComputePool pool(plan, job(9, 2), 77, 2);
+  cluster::ComputePool pool(plan, job(9, 2), 77, 2, kHung);
   pool.submit(proto::WorkBatch{1, units});
   take(pool, 1);
   ASSERT_TRUE(pool.failure());
@@ -79,7 +83,7 @@ TEST(ComputePool, AThrowingUnitIsReportedWithItsIdAndStopsThePool) {
 
 TEST(ComputePool, StopDropsQueuedUnitsAndWakesTheWaiter) {
   const core::UnitPlan plan(14, 2);   // a few units of tens of milliseconds each
-  cluster::ComputePool pool(plan, job(14, 2), 1, 1);
+  cluster::ComputePool pool(plan, job(14, 2), 1, 1, kHung);
   pool.submit(proto::WorkBatch{1, plan.units()});
   pool.stop();
   const auto t0 = std::chrono::steady_clock::now();
@@ -87,4 +91,38 @@ TEST(ComputePool, StopDropsQueuedUnitsAndWakesTheWaiter) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
   EXPECT_TRUE(pool.take_completed().empty());
   EXPECT_FALSE(pool.failure());
+}
+
+TEST(ComputePool, AThreadStuckInAUnitIsReportedAsHungWithItsUnit) {
+  // Unit 3 on rank 78 sleeps for ever (`freeze`): past the 0.5 s limit the pool says so.
+  static const core::UnitPlan plan(9, 2);
+  const auto units = plan.units();
+  ASSERT_TRUE(kFaultSet);
+  // Never destroyed: its stuck thread cannot be joined (as release_if_hung in runtime.cpp).
+  auto& pool = *new cluster::ComputePool(plan, job(9, 2), 78, 2, 0.5);
+  pool.submit(proto::WorkBatch{1, units});
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!pool.hung() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(pool.hung());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(500));
+  EXPECT_EQ(pool.hung()->rfind("unit 3: compute thread ", 0), 0u) << *pool.hung();
+  EXPECT_NE(pool.hung()->find("has made no progress for"), std::string::npos) << *pool.hung();
+  EXPECT_EQ(pool.failure(), pool.hung());   // reported as the pool's failure
+  pool.stop();
+}
+
+TEST(ComputePool, AUnitLongerThanTheHungLimitIsNotHungWhileItsSearchChecksIn) {
+  // N = 27 with 2 pre-placed rows: a unit takes hours, in searches of kCancelSplitLevels levels
+  // of milliseconds each, and each checks in. With a limit of 0.5 s, 3 s of it are not hung.
+  const core::UnitPlan plan(27, 2);
+  cluster::ComputePool pool(plan, job(27, 2), 1, 1, 0.5);
+  pool.submit(proto::WorkBatch{1, {plan.units().front()}});
+  const auto t0 = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3)) {
+    EXPECT_FALSE(pool.hung()) << *pool.hung();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(pool.batches_pending(), 1u);   // still computing: the unit is long
+  pool.stop();                             // cancels it
 }
