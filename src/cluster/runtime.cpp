@@ -155,11 +155,16 @@ double hung_seconds() {
 // joined (its destructor would wait for a hung thread for ever, or for a long unit that checks
 // its cancel only at its end: a stop signal left the process hanging there). It, and the plan
 // its threads read, are left to the end of the process, so that such a thread finds them whole
-// should it return. The job ends around it as it would have (a hung thread: exit 7).
+// should it return (kept reachable, so not a leak to LeakSanitizer). The job ends around it as
+// it would have (a hung thread: exit 7).
 void release_unless_idle(std::unique_ptr<const core::UnitPlan>& plan, std::unique_ptr<ComputePool>& pool) {
   if (!pool || pool->wait_idle(std::chrono::milliseconds(static_cast<int>(kReleaseWaitSeconds * 1000)))) return;
-  (void)pool.release();
-  (void)plan.release();
+  struct Left {
+    std::unique_ptr<const core::UnitPlan> plan;
+    std::unique_ptr<ComputePool> pool;
+  };
+  static auto* const left = new std::vector<Left>();   // never destroyed
+  left->push_back({std::move(plan), std::move(pool)});
 }
 double alive_seconds() { return stall_seconds() * (kAliveSeconds / kStallSeconds); }
 
