@@ -474,8 +474,8 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0)});
   if (local) local->stop();
-  release_unless_idle(plan_owner, local);
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
+  release_unless_idle(plan_owner, local);
 
   // Stop the workers; drain whatever they still send until each confirms, for a bounded time.
   for (int w = 1; w < size; ++w) sender.send(w, kTagStop, {});
