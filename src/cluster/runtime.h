@@ -132,7 +132,7 @@ inline constexpr double kStallSeconds = 3, kStallFactor = 10, kAliveSeconds = 1;
 // its main thread, which still answers then, so the stall rule above cannot see such a thread,
 // and its batch would never come back. Searches check in at least every kCancelSplitLevels
 // levels: every few milliseconds in units of N = 27-28, at most ~seconds in a default plan's
-// whole units (N <= 20); a whole unit of 18 levels (N = 22 at depth 1) may take minutes.
+// whole units (N <= 20), ~10 s in the whole 18-level units of N = 22 at depth 1 (docs/faults.md).
 // NQUEENS_HUNG_SECONDS replaces it (tests).
 inline constexpr double kHungSeconds = 600;
 // At the end of a run the compute threads are stopped (a count unit is cancelled at its next

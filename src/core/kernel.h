@@ -92,9 +92,8 @@ SearchStats count_completions(const Partial& p);
 // searches of its first level's children that the rule keeps (recursively; the same solutions
 // and nodes), with `cancel` checked before each, and `beat` (if given) set to the time of each
 // check (so they are at most one search of `split_levels` levels apart: milliseconds in units of
-// N = 27-28, seconds to minutes in whole units of up to 18 levels, N <= 22 with a shallow
-// depth). The kernels check nothing themselves: a check
-// of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the time (N = 18, one thread, three
+// N = 27-28, up to ~10 s in whole units of 18 levels, N = 22 at depth 1). The kernels check
+// nothing themselves: a check of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the time (N = 18, one thread, three
 // placements tried), clang allocating its registers otherwise.
 SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels,
                               Heartbeat* beat = nullptr);
