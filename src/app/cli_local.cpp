@@ -86,15 +86,21 @@ void add_count_command(CLI::App& cli, Runner& run) {
       const std::uint64_t units = checked_plan_size(plan, count_cost(), {});
       const auto start = std::chrono::steady_clock::now();
       std::unique_ptr<ProgressLine> line;
-      const auto total = core::expected_total(o->n);
-      const core::Total expected = total ? static_cast<core::Total>(*total) : 0;
-      const auto sampled = core::sampled_plan_nodes(o->n, depth, units);
+      core::JobParams params;   // count mode
+      params.n = o->n;
+      params.depth = depth;
+      params.symmetry = kSymmetry;
+      ProgressState state;
+      expect_totals(state, params, units);
       const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
         if (o->quiet) return;
         if (!line) line = std::make_unique<ProgressLine>("count");
-        line->report({.units_done = p.units_done, .units_total = p.units_total, .solutions = p.solutions,
-                      .seconds = p.seconds, .solutions_expected = expected, .nodes = p.nodes,
-                      .nodes_expected = sampled ? sampled->nodes : 0});
+        state.units_done = p.units_done;
+        state.units_total = p.units_total;
+        state.solutions = p.solutions;
+        state.nodes = p.nodes;
+        state.seconds = p.seconds;
+        line->report(state);
       });
       line.reset();
       const auto fixed = core::count_rotation_fixed(o->n, {}, threads);

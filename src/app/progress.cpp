@@ -1,4 +1,5 @@
 #include "app/progress.h"
+#include "core/known_counts.h"
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,13 @@ std::optional<double> seconds_left(const ProgressState& s) {
     return s.seconds * static_cast<double>(s.units_total - s.units_done) /
            static_cast<double>(s.units_done - s.units_before);
   return std::nullopt;
+}
+
+void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share) {
+  if (const auto expected = core::expected_total(p.n)) s.solutions_expected = static_cast<core::Total>(*expected * share);
+  if (const auto sampled = core::sampled_plan_nodes(p.n, p.depth, plan_units);
+      sampled && !p.boards_mode() && p.symmetry == core::Symmetry::full)
+    s.nodes_expected = sampled->nodes * share;
 }
 
 void ProgressLine::report(const ProgressState& s) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include "core/job_params.h"
 #include "core/total.h"
 
 namespace nq::app {
@@ -29,6 +30,11 @@ struct ProgressState {
 // ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
 // long early in such a run; the solutions' share ~2.6x.
 std::optional<double> seconds_left(const ProgressState& s);
+
+// Sets s's expected totals for a run of plan `p` (of `plan_units` units), `share` of them (a
+// shard's part): the solutions (core::expected_total), and the nodes where `p` is a sampled
+// counting plan (core::sampled_plan_nodes: full symmetry, count mode).
+void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share = 1);
 
 class ProgressLine {
  public:

@@ -423,15 +423,9 @@ RunEnd MasterSession::run(const proto::JobSpec& job) {
   resumed_ = table_->size();
   progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions(),
                      .nodes_before = table_->nodes()};
-  // The totals to expect (solutions: published, or extrapolated past the table; nodes: sampled,
-  // for the counting kernel's default plans), or a shard's share (its units are every count-th
-  // of the plan).
-  const double share = static_cast<double>(units_in_shard_) / static_cast<double>(units_total_);
-  if (const auto expected = core::expected_total(c_.params.n))
-    progress_state_.solutions_expected = static_cast<core::Total>(*expected * share);
-  if (const auto sampled = core::sampled_plan_nodes(c_.params.n, c_.params.depth, units_total_);
-      sampled && !c_.params.boards_mode() && c_.params.symmetry == core::Symmetry::full)
-    progress_state_.nodes_expected = sampled->nodes * share;
+  // A shard's share of the totals: its units are every count-th of the plan.
+  expect_totals(progress_state_, c_.params, units_total_,
+                static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));
   const std::uint64_t to_do = units_in_shard_ - resumed_;
   const auto outcome = cluster::run_master(
       mpi_, job, [this](std::uint64_t id) { return !in_shard(id) || table_->done(id); }, to_do, *this,

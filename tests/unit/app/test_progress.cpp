@@ -80,3 +80,35 @@ TEST(ProgressLine, SolutionsPast64BitsArePrintedWhole) {
                 .find("solutions 55340232221128654853 "),
             std::string::npos);
 }
+
+TEST(ProgressLine, AJobExpectsThePublishedSolutionsAndTheSampledNodesOfItsPlanTimesItsShare) {
+  const auto params = [](int depth, core::Mode mode, core::Symmetry symmetry) {
+    core::JobParams p;
+    p.n = 20;
+    p.depth = depth;
+    p.mode = mode;
+    p.symmetry = symmetry;
+    return p;
+  };
+  // N = 20's default plan (depth 2, 117,330 units) counted: both totals.
+  const core::JobParams p = params(2, core::Mode::count, core::Symmetry::full);
+  ProgressState s;
+  app::expect_totals(s, p, 117330);
+  EXPECT_EQ(s.solutions_expected, core::Total{39029188884});
+  EXPECT_GT(s.nodes_expected, 5.2e11);
+  EXPECT_LT(s.nodes_expected, 5.5e11);
+  // A shard of 4 expects a quarter.
+  ProgressState shard;
+  app::expect_totals(shard, p, 117330, 0.25);
+  EXPECT_EQ(shard.solutions_expected, core::Total{39029188884 / 4});
+  EXPECT_DOUBLE_EQ(shard.nodes_expected, s.nodes_expected / 4);
+  // Boards mode, or another plan: no nodes (the sample is the counting kernel's, of that plan).
+  for (const auto& other : {params(2, core::Mode::boards, core::Symmetry::full),
+                            params(2, core::Mode::count, core::Symmetry::mirror),
+                            params(3, core::Mode::count, core::Symmetry::full)}) {
+    ProgressState o;
+    app::expect_totals(o, other, 117330);
+    EXPECT_EQ(o.nodes_expected, 0) << core::to_string(other.symmetry) << " depth " << other.depth;
+    EXPECT_EQ(o.solutions_expected, core::Total{39029188884});
+  }
+}
