@@ -40,8 +40,7 @@ std::optional<double> seconds_left(const ProgressState& s) {
 
 void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share) {
   if (const auto expected = core::expected_total(p.n)) s.solutions_expected = static_cast<core::Total>(*expected * share);
-  if (const auto sampled = core::sampled_plan_nodes(p.n, p.depth, plan_units);
-      sampled && !p.boards_mode() && p.symmetry == core::Symmetry::full)
+  if (const auto sampled = core::sampled_plan_nodes(p.n, plan_units); sampled && p.symmetry == core::Symmetry::full)
     s.nodes_expected = sampled->nodes * share;
 }
 

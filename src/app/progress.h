@@ -18,7 +18,7 @@ struct ProgressState {
   std::uint64_t units_before = 0;       // done before this run
   core::Total solutions_before = 0;     // found by those
   core::Total solutions_expected = 0;   // once every unit is done (core::expected_total; 0: unknown)
-  core::Total nodes = 0;                // searched by the done units (count mode)
+  core::Total nodes = 0;                // searched by the done units
   core::Total nodes_before = 0;         // by those done before this run
   double nodes_expected = 0;            // once every unit is done (core::sampled_plan_nodes; 0: unknown)
 };
@@ -32,8 +32,8 @@ struct ProgressState {
 std::optional<double> seconds_left(const ProgressState& s);
 
 // Sets s's expected totals for a run of plan `p` (of `plan_units` units), `share` of them (a
-// shard's part): the solutions (core::expected_total), and the nodes where `p` is a sampled
-// counting plan (core::sampled_plan_nodes: full symmetry, count mode).
+// shard's part): the solutions (core::expected_total), and the nodes where `p` is a plan of
+// symmetry full at a sampled N (core::sampled_plan_nodes: any depth, counts or boards).
 void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share = 1);
 
 class ProgressLine {

@@ -40,11 +40,15 @@ std::optional<double> expected_total(int n) {
   return extrapolated_total(n, largest_known_n());
 }
 
-std::optional<SampledNodes> sampled_plan_nodes(int n, int depth, std::uint64_t units) {
+std::optional<SampledNodes> sampled_plan_nodes(int n, std::uint64_t units) {
   std::optional<SampledNodes> last;
   for (const auto& row : kSampled)
-    if (row.n == n && row.depth == depth && row.units == units) last = SampledNodes{row.nodes, row.rel_se};
+    if (row.n == n) last = SampledNodes{nodes_for_units(row.nodes, row.units, units), row.rel_se};
   return last;
+}
+
+double nodes_for_units(double nodes, std::uint64_t its_units, std::uint64_t units) {
+  return nodes + static_cast<double>(its_units) - static_cast<double>(units);
 }
 
 std::optional<double> extrapolated_total(int n, int last) {

@@ -29,14 +29,22 @@ std::optional<double> expected_total(int n);
 // steps ahead within 2.7 % at N = 23-27. nullopt outside that range.
 std::optional<double> extrapolated_total(int n, int last);
 
-// The search nodes of a default plan (symmetry full) as sampled by bench/engines.sh
-// (bench/sampled-nodes.txt: N = 19-28, the last estimate for each), and the estimate's relative
-// standard error (1.4-3 % at N = 19-25, 5-10 % at 26-27, 29 % at 28). nullopt for a plan not
-// sampled: one is known by its N, depth and units.
+// The search nodes of a plan of symmetry full at n, of `units` units (any depth), estimated from
+// the plan sampled by bench/engines.sh (bench/sampled-nodes.txt: N = 19-28, the last estimate for
+// each), with the estimate's relative standard error (1.4-3 % at N = 19-25, 5-10 % at 26-27,
+// 29 % at 28). nullopt for an n not sampled. Counts and boards walk the same nodes.
 struct SampledNodes {
   double nodes, rel_se;
 };
-std::optional<SampledNodes> sampled_plan_nodes(int n, int depth, std::uint64_t units);
+std::optional<SampledNodes> sampled_plan_nodes(int n, std::uint64_t units);
+// The nodes of a plan of symmetry full of `units` units, from those of another plan of the same
+// n: `nodes` over `its_units` units. Every plan of n walks the nodes below the rows it
+// pre-places, so plans differ by the nodes of the levels that the deeper one pre-places: at least
+// one for each of its units (1.3-1.6 measured at N = 15-18). N = 16 at depths 1-5 walks
+// 173,577,526 to 170,753,997 nodes over 3,206 to 2,160,552 units; this gives each from depth 1's
+// within 0.4 % (without the units 1.7 %). Plans of N >= 19 have under 2 % as many units as nodes
+// (2^30 units at most, app/plan_limits.h).
+double nodes_for_units(double nodes, std::uint64_t its_units, std::uint64_t units);
 
 // How a count compares with the published row ("matches_known" in result files).
 enum class KnownMatch : std::uint8_t { match, mismatch, unknown };

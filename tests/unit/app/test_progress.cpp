@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <string>
 #include "app/progress.h"
+#include "core/known_counts.h"
 
 using namespace nq;
 using app::ProgressState;
@@ -102,13 +103,16 @@ TEST(ProgressLine, AJobExpectsThePublishedSolutionsAndTheSampledNodesOfItsPlanTi
   app::expect_totals(shard, p, 117330, 0.25);
   EXPECT_EQ(shard.solutions_expected, core::Total{39029188884 / 4});
   EXPECT_DOUBLE_EQ(shard.nodes_expected, s.nodes_expected / 4);
-  // Boards mode, or another plan: no nodes (the sample is the counting kernel's, of that plan).
-  for (const auto& other : {params(2, core::Mode::boards, core::Symmetry::full),
-                            params(2, core::Mode::count, core::Symmetry::mirror),
-                            params(3, core::Mode::count, core::Symmetry::full)}) {
-    ProgressState o;
-    app::expect_totals(o, other, 117330);
-    EXPECT_EQ(o.nodes_expected, 0) << core::to_string(other.symmetry) << " depth " << other.depth;
-    EXPECT_EQ(o.solutions_expected, core::Total{39029188884});
-  }
+  // Boards mode walks the same nodes; another depth those of its units.
+  ProgressState boards;
+  app::expect_totals(boards, params(2, core::Mode::boards, core::Symmetry::full), 117330);
+  EXPECT_DOUBLE_EQ(boards.nodes_expected, s.nodes_expected);
+  ProgressState deeper;
+  app::expect_totals(deeper, params(3, core::Mode::count, core::Symmetry::full), 1102761);
+  EXPECT_DOUBLE_EQ(deeper.nodes_expected, core::sampled_plan_nodes(20, 1102761)->nodes);
+  // Another symmetry: no nodes (the samples are of plans of symmetry full).
+  ProgressState mirror;
+  app::expect_totals(mirror, params(2, core::Mode::count, core::Symmetry::mirror), 117330);
+  EXPECT_EQ(mirror.nodes_expected, 0);
+  EXPECT_EQ(mirror.solutions_expected, core::Total{39029188884});
 }
