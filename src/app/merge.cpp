@@ -9,6 +9,8 @@
 #include "app/result_files.h"
 #include "app/run_end.h"
 #include "app/unit_table.h"
+#include "buildinfo/git_commit.h"
+#include "core/version.h"
 
 namespace nq::app {
 namespace {
@@ -85,14 +87,17 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   std::set<std::string> hosts;
   info.wall_seconds = 0;
   std::vector<store::UnitRecord> slice;
+  UnitDigest stored;
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& si = readers[i]->info();
     for (std::uint64_t start = 0; start < readers[i]->unit_count(); start += kUnitSlice) {
       readers[i]->read_units(start, std::min(kUnitSlice, readers[i]->unit_count() - start), slice);
-      for (const auto& u : slice)
+      for (const auto& u : slice) {
         if (u.id >= first.units_total || !si.params.shard.contains(u.id) || !table.add(u))
           throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
                                          ", which is not part of its shard or appears twice");
+        stored.add(u);
+      }
     }
     info.wall_seconds += si.wall_seconds;
     info.ranks = std::max(info.ranks, si.ranks);
@@ -112,6 +117,15 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};
   const UnitSource units = table.units(plan);
+  UnitDigest planned;
+  units.for_each([&](const store::UnitRecord& r) { planned.add(r); });
+  if (!(planned == stored))
+    throw ExitError(kRefused, "merge: the shards' units are not those of the plan that this nqueens (" +
+                                  std::string(kProgramVersion) + ", commit " + kGitCommit + ") makes for N = " +
+                                  std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ", symmetry " +
+                                  core::to_string(plan.symmetry()) +
+                                  ": their placements or multiplicities differ; merge them with the nqueens that ran them (" +
+                                  first.program_version + ", commit " + first.git_commit + ")");
   const Totals totals = decide_totals(info, units, first.units_total, false);
   if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
   RunFacts facts;

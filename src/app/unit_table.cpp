@@ -1,4 +1,5 @@
 #include "app/unit_table.h"
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -7,6 +8,25 @@ namespace nq::app {
 
 // (Its size is checked where the limits count it: app/plan_limits.cpp.)
 static_assert(std::is_trivially_default_constructible_v<UnitTable::Outcome>, "an Outcome table is not touched when made");
+
+namespace {
+std::uint64_t mix(std::uint64_t x) {   // splitmix64's finalizer
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void UnitDigest::add(const store::UnitRecord& r) {
+  static_assert(sizeof r.placement % sizeof(std::uint64_t) == 0);
+  std::uint64_t h = mix(r.id + 0x9e3779b97f4a7c15ULL);
+  for (std::size_t i = 0; i < r.placement.size(); i += sizeof(std::uint64_t)) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, r.placement.data() + i, sizeof word);
+    h = mix(h ^ word);
+  }
+  sum_ += mix(h ^ r.multiplicity);
+}
 
 UnitTable::UnitTable(core::Shard shard, std::uint64_t units_total)
     : shard_(shard),

@@ -37,6 +37,20 @@ store::UnitRecord unit_record(const core::WorkUnit& u, const Result& r) {
   return rec;
 }
 
+// A digest of units' ids, placements and multiplicities that does not depend on their order.
+// merge compares the one of the shards' stored units with the one of the plan that it writes
+// them with: the file's placements and multiplicities are the plan's, made again by the merging
+// nqueens, and a plan that differs from the one the shards ran (another version) would put
+// their counts beside other units.
+class UnitDigest {
+ public:
+  void add(const store::UnitRecord& r);
+  bool operator==(const UnitDigest&) const = default;
+
+ private:
+  std::uint64_t sum_ = 0;
+};
+
 // The units of one shard of a plan, by their place in the shard (id / shard count), a done bit
 // and what the unit's result said (Outcome, 40 bytes) each. A unit's placement and multiplicity
 // are not kept: they are the plan's, made again by its cursor (core::UnitCursor, deterministic:

@@ -120,3 +120,32 @@ def test_a_tampered_shard_makes_merge_exit_6(workdir, rng):
     a = attrs(out)
     assert a["matches_known"] == "no" and a["total"] == KNOWN[12]["total"] + 8
     assert "matches published: no" in p.stdout
+
+
+@pytest.mark.parametrize("edit", ["placements swapped", "multiplicity"])
+def test_merge_refuses_shards_whose_units_are_not_its_plans(workdir, rng, edit):
+    """The merged file's placements and multiplicities are the plan's, made again by the merging
+    nqueens; a shard run by a plan that differs (another version) would have its counts written
+    beside other units. Simulated by editing a shard's stored units (the counts untouched): the
+    merge is refused with exit 5, naming both programs, and OUT is not written."""
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 12, "--shard", f"{i}/2", "--out", s], check=0)
+    with h5py.File(shards[rng.randrange(2)], "r+") as f:
+        rows = rng.sample(range(len(f["units/id"])), 2)
+        if edit == "multiplicity":
+            m = f["units/multiplicity"][()]
+            m[rows[0]] = 4 if m[rows[0]] == 8 else 8
+            f["units/multiplicity"][...] = m
+        else:   # each still a unit of the plan, under the other's id
+            p = f["units/placement"][()]
+            p[rows] = p[rows[::-1]]
+            f["units/placement"][...] = p
+    injected(f"shard's units edited: {edit}")
+    out = workdir / "m.h5"
+    p = run(["merge", out] + [str(s) for s in shards])
+    assert p.returncode == EXIT["refused"], p.stderr
+    assert re.search(r"merge: the shards' units are not those of the plan that this nqueens \(\S+, commit \S+\) makes for "
+                     r"N = 12, depth \d+, symmetry full: their placements or multiplicities differ; merge them with the "
+                     r"nqueens that ran them \(\S+, commit \S+\)", p.stderr), p.stderr
+    assert not out.exists()

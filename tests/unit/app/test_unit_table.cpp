@@ -129,3 +129,27 @@ TEST(UnitTable, DoneUnitsPastTheEndOfAnotherPlanAreALogicError) {
   table.add(finished(p).back());
   EXPECT_THROW(read_back(table, smaller), std::logic_error);
 }
+
+TEST(UnitDigest, TheSameUnitsInAnyOrderAgreeAndAnotherPlacementOrMultiplicityDoesNot) {
+  const auto p = app::test::count_job(10, 3, core::Symmetry::full);
+  const auto records = finished(p);
+  ASSERT_GE(records.size(), 2u);
+  const auto digest = [](const std::vector<store::UnitRecord>& units) {
+    app::UnitDigest d;
+    for (const auto& r : units) d.add(r);
+    return d;
+  };
+  auto shuffled = records;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(11));
+  EXPECT_TRUE(digest(shuffled) == digest(records));
+  auto swapped = records;   // two units' placements exchanged: each still a unit of the plan
+  std::swap(swapped[0].placement, swapped[1].placement);
+  EXPECT_FALSE(digest(swapped) == digest(records));
+  auto multiplied = records;
+  multiplied.back().multiplicity ^= 12;   // 8 <-> 4
+  EXPECT_FALSE(digest(multiplied) == digest(records));
+  auto counted = records;   // what a unit's result said is not part of it
+  counted.front().solutions += 8;
+  counted.front().seconds += 1;
+  EXPECT_TRUE(digest(counted) == digest(records));
+}
