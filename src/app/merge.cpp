@@ -9,8 +9,6 @@
 #include "app/result_files.h"
 #include "app/run_end.h"
 #include "app/unit_table.h"
-#include "buildinfo/git_commit.h"
-#include "core/version.h"
 
 namespace nq::app {
 namespace {
@@ -117,13 +115,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};
   const UnitSource units = table.units(plan);
-  UnitDigest planned;
-  units.for_each([&](const store::UnitRecord& r) { planned.add(r); });
-  if (!(planned == stored))
-    throw ExitError(kRefused, "merge: the shards' units are not those of the plan that this nqueens (" +
-                                  std::string(kProgramVersion) + ", commit " + kGitCommit + ") makes for N = " +
-                                  std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ", symmetry " +
-                                  core::to_string(plan.symmetry()) +
+  if (!(digest_of(units) == stored))
+    throw ExitError(kRefused, "merge: the shards' units are not those of " + this_programs_plan(plan) +
                                   ": their placements or multiplicities differ; merge them with the nqueens that ran them (" +
                                   first.program_version + ", commit " + first.git_commit + ")");
   const Totals totals = decide_totals(info, units, first.units_total, false);

@@ -185,6 +185,7 @@ class MasterSession : public cluster::MasterHooks {
   std::uint64_t units_total_ = 0, units_in_shard_ = 0;
   std::unique_ptr<store::Journal> journal_;
   std::optional<UnitTable> table_;   // the finished units of the shard
+  UnitDigest journaled_;             // of the units recovered from the journal
   std::chrono::steady_clock::time_point last_sync_ = std::chrono::steady_clock::now();
   std::optional<std::string> write_failure_msg_;
   bool write_failure_ = false;
@@ -302,6 +303,12 @@ proto::JobSpec MasterSession::prepare_files() {
   if (journal_->dropped_tail_bytes())
     std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
+  // The table's placements and multiplicities are the plan's: a journal of another plan (an
+  // nqueens of the same version but another commit) would pair its counts with other units.
+  if (table_->size() && !(digest_of(table_->units(*plan_)) == journaled_))
+    throw ExitError(kRefused, "journal " + journal_path + ": its units are not those of " + this_programs_plan(*plan_) +
+                                  ": their placements or multiplicities differ; resume it with the nqueens that wrote "
+                                  "it, or move it away and rerun to recompute");
   if (table_->size())
     std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of "
               << units_in_shard_ << " units already done\n";
@@ -329,7 +336,7 @@ void MasterSession::recover(const store::UnitRecord& r, const std::string& journ
                                  "): the journal was changed after it was written; move it away and rerun to recompute");
     }
   }
-  table_->add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
+  if (table_->add(r)) journaled_.add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
 }
 
 // The journal, under its lock. A lock that another process holds is waited for, up to

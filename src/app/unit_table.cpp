@@ -1,4 +1,6 @@
 #include "app/unit_table.h"
+#include "buildinfo/git_commit.h"
+#include "core/version.h"
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -26,6 +28,18 @@ void UnitDigest::add(const store::UnitRecord& r) {
     h = mix(h ^ word);
   }
   sum_ += mix(h ^ r.multiplicity);
+}
+
+UnitDigest digest_of(const UnitSource& units) {
+  UnitDigest d;
+  units.for_each([&](const store::UnitRecord& r) { d.add(r); });
+  return d;
+}
+
+std::string this_programs_plan(const core::UnitPlan& plan) {
+  return "the plan that this nqueens (" + std::string(kProgramVersion) + ", commit " + kGitCommit + ") makes for N = " +
+         std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ", symmetry " +
+         core::to_string(plan.symmetry());
 }
 
 UnitTable::UnitTable(core::Shard shard, std::uint64_t units_total)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 #include "core/job_params.h"
 #include "core/total.h"
@@ -42,6 +43,8 @@ store::UnitRecord unit_record(const core::WorkUnit& u, const Result& r) {
 // them with: the file's placements and multiplicities are the plan's, made again by the merging
 // nqueens, and a plan that differs from the one the shards ran (another version) would put
 // their counts beside other units.
+// run compares the one of a resumed journal's units the same way (a journal's key names the
+// program's version, not its commit).
 class UnitDigest {
  public:
   void add(const store::UnitRecord& r);
@@ -50,6 +53,11 @@ class UnitDigest {
  private:
   std::uint64_t sum_ = 0;
 };
+// The units a source visits (UnitSource below), as the plan makes them.
+UnitDigest digest_of(const UnitSource& units);
+// "the plan that this nqueens (VERSION, commit C) makes for N = n, depth d, symmetry s", for the
+// refusals of stored units that digest differently.
+std::string this_programs_plan(const core::UnitPlan& plan);
 
 // The units of one shard of a plan, by their place in the shard (id / shard count), a done bit
 // and what the unit's result said (Outcome, 40 bytes) each. A unit's placement and multiplicity

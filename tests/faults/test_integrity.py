@@ -79,6 +79,27 @@ def test_a_journal_record_rewritten_with_a_valid_crc_makes_the_final_run_exit_6(
     assert_verification_failed(p, out, delta * mult, burnside)
 
 
+def test_a_journal_whose_units_are_not_the_plans_is_refused_and_kept(edited, rng):
+    """The resumed units' placements and multiplicities are the plan's: a journal written by
+    another plan (an nqueens of the same version, another commit: the key names the version
+    only) would pair its counts with other units. Simulated by two records' placements swapped
+    with valid CRCs: the rerun exits 5 naming the journal, and touches nothing."""
+    out, j = edited
+    placement = lambda i: bytes(j.data[j.records[i][0] + 16:j.records[i][0] + 48])
+    i, k = rng.sample(range(len(j.records)), 2)
+    while placement(i) == placement(k):   # a unit recomputed after a crash is journaled twice
+        i, k = rng.sample(range(len(j.records)), 2)
+    j.swap_placements(i, k)
+    j.save()
+    before, file_before = journal_of(out).read_bytes(), out.read_bytes()
+    injected("journal records' placements swapped, valid CRCs")
+    p = run(args(out))
+    assert p.returncode == EXIT["refused"], p.stderr
+    assert re.search(rf"journal \S+: its units are not those of the plan that this nqueens \(\S+, commit \S+\) makes "
+                     rf"for N = {N}, depth \d+, symmetry full: their placements or multiplicities differ", p.stderr), p.stderr
+    assert journal_of(out).read_bytes() == before and out.read_bytes() == file_before
+
+
 def test_a_journal_record_of_a_unit_not_in_the_plan_makes_the_boards_run_exit_6_and_keeps_the_journal(workdir, rng):
     """In `all` mode the journal holds each unit's completions and the master makes their images
     from the record's placement as it writes the file: a record rewritten (valid CRC) with a

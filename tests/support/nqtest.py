@@ -396,5 +396,14 @@ class Journal:
         self.data[off + 8 + 8 + row] = column
         struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
 
+    def swap_placements(self, i, j):
+        """Exchanges the placements of records i and j and rewrites their CRCs: well-formed
+        records, each of a unit of the plan, under the other's id."""
+        (oi, pi), (oj, pj) = self.records[i], self.records[j]
+        a, b = bytes(self.data[oi + 16:oi + 48]), bytes(self.data[oj + 16:oj + 48])
+        self.data[oi + 16:oi + 48], self.data[oj + 16:oj + 48] = b, a
+        for off, plen in ((oi, pi), (oj, pj)):
+            struct.pack_into("<I", self.data, off + 8 + plen, zlib.crc32(bytes(self.data[off + 8:off + 8 + plen])))
+
     def save(self, data=None):
         self.path.write_bytes(bytes(self.data if data is None else data))
