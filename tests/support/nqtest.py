@@ -347,10 +347,12 @@ def journal_header(key):
     return head + struct.pack("<I", zlib.crc32(head[8:]))
 
 
-def journal_record(uid, multiplicity, solutions, nodes=0):
-    """A count-mode record of unit `uid` (placement left empty: 0xFF in every row)."""
-    payload = (struct.pack("<Q", uid) + b"\xff" * 32 + struct.pack("<IQQddiiII", multiplicity, solutions, nodes,
-                                                                     0.0, 0.0, 0, 0, 0, 0))
+def journal_record(uid, multiplicity, solutions, nodes=0, placement=()):
+    """A count-mode record of unit `uid`: its placement's columns by row (the rows after them
+    empty, 0xFF). A resumed journal's units must be the plan's, placements and multiplicities."""
+    rows = bytes(int(c) for c in placement)
+    payload = (struct.pack("<Q", uid) + rows + b"\xff" * (32 - len(rows))
+               + struct.pack("<IQQddiiII", multiplicity, solutions, nodes, 0.0, 0.0, 0, 0, 0, 0))
     return _frame(payload)
 
 
