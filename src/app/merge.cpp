@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include "app/exit_codes.h"
+#include "app/plan_limits.h"
 #include "app/report.h"
 #include "app/result_files.h"
 #include "app/run_end.h"
@@ -73,6 +74,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
     throw ExitError(kRefused, "merge: shards missing (gap): " + missing + " of " + std::to_string(count));
   }
 
+  check_merge_memory(first.units_total);
   std::error_code ec;
   if (std::filesystem::exists(out, ec) && read_result_info(out).status == store::Status::complete && !force)
     throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");

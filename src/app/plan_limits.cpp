@@ -1,7 +1,11 @@
 #include "app/plan_limits.h"
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include "app/exit_codes.h"
 #include "app/unit_table.h"
@@ -24,8 +28,30 @@ double master_bytes(const PlanCost& c, double units) {
          std::ceil(units * static_cast<double>(c.bits_per_plan_unit) / 8);
 }
 
+std::string gigabytes(double bytes);
+
+// The bytes the master's per-unit tables may take in this process, and how a refusal names them.
+struct MasterLimit {
+  double bytes = 0;
+  std::string text;
+  std::optional<MemoryLimit> memory;   // what limits this process's memory, if anything
+  bool by_memory = false;              // bytes is kMemoryShare of it (else the kMaxMasterBytes cap)
+};
+std::string share_text(const MemoryLimit& m) {
+  return gigabytes(kMemoryShare * m.bytes) + " (3/4 of the " + gigabytes(m.bytes) + " this process may use: " + m.source + ")";
+}
+const MasterLimit& master_limit() {
+  static const MasterLimit limit = [] {
+    const auto m = memory_limit();
+    if (!m || kMemoryShare * m->bytes >= static_cast<double>(kMaxMasterBytes))
+      return MasterLimit{static_cast<double>(kMaxMasterBytes), std::to_string(kMaxMasterBytes >> 30) + " GiB", m, false};
+    return MasterLimit{kMemoryShare * m->bytes, share_text(*m), m, true};
+  }();
+  return limit;
+}
+
 bool memory_fits(const PlanCost& c, double units) {
-  return master_bytes(c, units) <= static_cast<double>(kMaxMasterBytes);
+  return master_bytes(c, units) <= master_limit().bytes;
 }
 
 bool fits(const PlanCost& c, double units) {
@@ -91,8 +117,7 @@ enum class Known { counted, estimated, more_than };
   else
     msg += std::string("; ") + (is_run(cost) ? "the master" : "nqueens count") + " would keep " + bound + gigabytes(master_bytes(cost, units)) + " for them (" +
            std::to_string(cost.bytes_per_unit) + " bytes per unit" +
-           (cost.shard_count > 1 ? " of its shard" : "") + "), over its limit of " +
-           std::to_string(kMaxMasterBytes >> 30) + " GiB";
+           (cost.shard_count > 1 ? " of its shard" : "") + "), over its limit of " + master_limit().text;
   std::string remedies;
   for (int d = plan.depth() - 1; d >= 1; --d)
     if (passes(cost, by_depth[static_cast<std::size_t>(d - 1)])) {
@@ -112,6 +137,9 @@ enum class Known { counted, estimated, more_than };
         break;
       }
   }
+  if (!too_many && master_limit().by_memory)   // a job with more memory holds it too
+    remedies += (remedies.empty() ? "" : " or ") + std::string("more memory (about ") +
+                gigabytes(master_bytes(cost, units) / kMemoryShare) + ")";
   throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
 }
 
@@ -187,8 +215,79 @@ void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint
 // docs/usage.md's Limits table quotes these sizes: update it with them.
 static_assert(sizeof(UnitTable::Outcome) == 40 && sizeof(core::WorkUnit) == 48, "docs/usage.md, Limits: per-unit bytes");
 
+std::optional<MemoryLimit> memory_limit(const MemorySources& from) {
+  std::optional<MemoryLimit> best;
+  const auto consider = [&](double bytes, const std::string& source) {
+    if (bytes > 0 && bytes < 0x1p60 && (!best || bytes < best->bytes)) best = MemoryLimit{bytes, source};
+  };
+  const auto number = [](const std::optional<std::string>& text) -> double {   // 0: none
+    if (!text) return 0;
+    std::size_t end = 0;
+    while (end < text->size() && std::isdigit(static_cast<unsigned char>((*text)[end]))) ++end;
+    if (end == 0 || end > 19 || text->find_first_not_of(" \n", end) != std::string::npos) return 0;
+    return std::stod(text->substr(0, end));
+  };
+  // Slurm: megabytes (--mem=0, all of the node's memory, says 0).
+  if (const double per_node = number(from.env("SLURM_MEM_PER_NODE")); per_node > 0)
+    consider(per_node * (1 << 20), "SLURM_MEM_PER_NODE");
+  else if (const double per_cpu = number(from.env("SLURM_MEM_PER_CPU")), cpus = number(from.env("SLURM_CPUS_ON_NODE"));
+           per_cpu > 0 && cpus > 0)
+    consider(per_cpu * cpus * (1 << 20), "SLURM_MEM_PER_CPU x SLURM_CPUS_ON_NODE");
+  // The memory cgroup of this process and its parents ("ID:CONTROLLERS:PATH" a hierarchy): v1's
+  // memory hierarchy where there is one (a hybrid system's "0::" line is a unified hierarchy
+  // without the memory controller), else v2's.
+  std::optional<std::pair<bool, std::string>> group;   // (v2, path)
+  const auto cgroups = from.file("/proc/self/cgroup");
+  for (std::size_t p = 0, q; cgroups && p < cgroups->size(); p = q + 1) {
+    q = cgroups->find('\n', p);
+    if (q == std::string::npos) q = cgroups->size();
+    const std::string line = cgroups->substr(p, q - p);
+    const auto c1 = line.find(':'), c2 = line.find(':', c1 == std::string::npos ? 0 : c1 + 1);
+    if (c1 == std::string::npos || c2 == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+    if (controllers.find(",memory,") != std::string::npos) group = {false, line.substr(c2 + 1)};
+    else if (line.substr(0, c1) == "0" && controllers == ",," && !group) group = {true, line.substr(c2 + 1)};
+  }
+  if (group) {
+    const auto& [v2, start] = *group;
+    const std::string root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+    const std::string name = v2 ? "memory.max" : "memory.limit_in_bytes";
+    for (std::string path = start;; path.resize(path.rfind('/'))) {
+      while (!path.empty() && path.back() == '/') path.pop_back();
+      consider(number(from.file(root + path + "/" + name)), "cgroup " + name);   // "max": none
+      if (path.find('/') == std::string::npos) break;
+    }
+  }
+  return best;
+}
+
+std::optional<MemoryLimit> memory_limit() {
+  return memory_limit({[](const std::string& name) -> std::optional<std::string> {
+                         const char* v = std::getenv(name.c_str());
+                         return v ? std::optional<std::string>(v) : std::nullopt;
+                       },
+                       [](const std::string& path) -> std::optional<std::string> {
+                         std::ifstream in(path);
+                         if (!in) return std::nullopt;
+                         std::ostringstream text;
+                         text << in.rdbuf();
+                         return text.str();
+                       }});
+}
+
 PlanCost run_cost(int shard_count) { return {"run", sizeof(UnitTable::Outcome), 2, shard_count}; }
 PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
+
+void check_merge_memory(std::uint64_t units) {
+  const PlanCost cost = run_cost(1);
+  const double bytes = master_bytes(cost, static_cast<double>(units));
+  const auto& memory = master_limit().memory;   // not the cap: the shards' masters kept to it, a merge may not
+  if (!memory || bytes <= kMemoryShare * memory->bytes) return;
+  throw ExitError(kUsage, "merge: the job's " + with_commas(units) + " units take about " + gigabytes(bytes) +
+                              " in its table (" + std::to_string(cost.bytes_per_unit) + " bytes per unit), over its limit of " +
+                              share_text(*memory) + ": run the merge with more memory (about " +
+                              gigabytes(bytes / kMemoryShare) + ")");
+}
 
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
                                 const std::function<void(double units)>& announce) {

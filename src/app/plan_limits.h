@@ -22,6 +22,26 @@ inline constexpr std::uint64_t kMaxPlanUnits = std::uint64_t{1} << 30;
 // --shard i/n divides the per-unit part by n.
 inline constexpr std::uint64_t kMaxMasterBytes = std::uint64_t{16} << 30;
 
+// The memory this process may use where something limits it: the job's memory on this node
+// under Slurm (SLURM_MEM_PER_NODE, else SLURM_MEM_PER_CPU x SLURM_CPUS_ON_NODE, in megabytes:
+// what --mem / --mem-per-cpu asked for) and the memory cgroup's limit (v2 memory.max, v1
+// memory.limit_in_bytes, of this process's cgroup and its parents), the smallest. Past it the
+// OOM killer ends the master, days into a large run, and again at every resume once the
+// journal's units refill the table. A cluster that does not enforce memory still passes --mem.
+struct MemoryLimit {
+  double bytes = 0;
+  std::string source;   // "SLURM_MEM_PER_NODE", "cgroup memory.max", ...
+};
+// Where memory_limit looks: an environment variable, a file's contents (nullopt: unset, absent).
+struct MemorySources {
+  std::function<std::optional<std::string>(const std::string&)> env, file;
+};
+std::optional<MemoryLimit> memory_limit(const MemorySources& from);
+std::optional<MemoryLimit> memory_limit();   // this process's environment and /proc, /sys
+// The share of that memory the master's per-unit tables may take: the rest is for the process
+// itself, its HDF5 and journal buffers, and the worker ranks on its node.
+inline constexpr double kMemoryShare = 0.75;
+
 // What the command keeps per unit.
 struct PlanCost {
   const char* command;               // "run" or "count": which remedies the message names
@@ -35,6 +55,11 @@ struct PlanCost {
 PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();
+
+// `merge` keeps run_cost(1)'s table for the whole job: throws ExitError(kUsage) where that of a
+// job of `units` units takes more than kMemoryShare of memory_limit(), naming the memory that
+// would do (not the kMaxMasterBytes cap: the shards' masters keep to it, the merge may pass it).
+void check_merge_memory(std::uint64_t units);
 
 // Boards mode: a worker builds each unit's result whole and the master checks it whole, so the
 // largest unit of the plan bounds a rank's memory. A result holds N bytes a board it sends:

@@ -30,13 +30,13 @@ REFUSAL_SECONDS = 20
 ANSWER_SECONDS = 5
 
 
-def io_error_after_the_plan_check(args, workdir, ranks):
+def io_error_after_the_plan_check(args, workdir, ranks, extra_env=None):
     """Runs `args` with an --out whose directory cannot be created (a regular file is in its
     way): exit 4 proves the plan passed the limits, since they are checked first, and nothing
     is computed."""
     blocker = workdir / "blocker"
     blocker.write_text("not a directory\n")
-    p = run(args + ["--out", blocker / "out.h5"], ranks=ranks, timeout=120)
+    p = run(args + ["--out", blocker / "out.h5"], ranks=ranks, timeout=120, extra_env=extra_env)
     assert p.returncode == EXIT["io"] and "cannot create directory" in p.stderr, p.stderr
 
 
@@ -80,6 +80,53 @@ def test_a_plan_its_estimate_lets_through_is_refused_by_its_exact_count(workdir)
     assert shards >= 2
     io_error_after_the_plan_check(["run", "--n", 30, "--depth", 4, "--symmetry", "full", "--shard", f"0/{shards}"],
                                   workdir, None)
+
+
+MEMORY_REFUSAL = re.compile(r"the master would keep about ([\d.]+) GB for them \(40 bytes per unit\), over its limit of "
+                            r"([\d.]+) GB \(3/4 of the ([\d.]+) GB this process may use: ([^)]+)\): use --depth (\d+) "
+                            r"\([^)]*\) or --shard i/(\d+) \((\d+) masters, each keeping 1/\d+ of the units\) or more "
+                            r"memory \(about ([\d.]+) GB\)")
+
+
+@pytest.mark.parametrize("slurm", [{"SLURM_MEM_PER_NODE": "4000"},
+                                   {"SLURM_MEM_PER_CPU": "2000", "SLURM_CPUS_ON_NODE": "2"}], ids=["--mem", "--mem-per-cpu"])
+def test_a_plan_whose_table_exceeds_the_jobs_memory_is_refused_naming_shards_and_memory(workdir, slurm):
+    """Slurm says the job's memory on the node (sbatch sets these variables from --mem and
+    --mem-per-cpu); N = 27's default plan keeps 6.6 GB on its master, which the OOM killer would
+    end days in, and again at each resume. Refused up front; the --shard count it names runs."""
+    out = workdir / "results" / "out.h5"
+    p = run(["run", "--n", 27, "--out", out], timeout=120, extra_env=slurm)
+    assert p.returncode == EXIT["usage"], p.stderr
+    m = MEMORY_REFUSAL.search(p.stderr)
+    assert m, p.stderr
+    keep, limit, memory, source = float(m.group(1)), float(m.group(2)), float(m.group(3)), m.group(4)
+    # 4000 MB (MiB, as Slurm counts them), of which 3/4; printed to 0.1 GB.
+    assert memory == pytest.approx(4000 * 2 ** 20 / 1e9, abs=0.06) and limit == pytest.approx(3000 * 2 ** 20 / 1e9, abs=0.06)
+    assert source == ("SLURM_MEM_PER_NODE" if "SLURM_MEM_PER_NODE" in slurm else "SLURM_MEM_PER_CPU x SLURM_CPUS_ON_NODE")
+    assert keep == pytest.approx(6.6, abs=0.1) and float(m.group(8)) == pytest.approx(keep / 0.75, abs=0.1)
+    shards = int(m.group(6))
+    assert shards == 3 and not (workdir / "results").exists()
+    io_error_after_the_plan_check(["run", "--n", 27, "--shard", f"0/{shards}"], workdir, None, slurm)
+    # Without the job's limit the same plan passes (16 GiB may be kept).
+    io_error_after_the_plan_check(["run", "--n", 27], workdir, None)
+
+
+def test_merge_refuses_a_job_whose_table_exceeds_its_memory(workdir):
+    """merge keeps the whole job's table (40 bytes a unit): over 3/4 of its memory it is refused
+    at once, naming the memory that would do, and OUT is not written; with the memory it merges."""
+    args = ["run", "--n", 16, "--depth", 2, "--symmetry", "full"]   # 27,030 units: 1.08 MB of table
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(args + ["--shard", f"{i}/2", "--out", s], check=0)
+    out = workdir / "m.h5"
+    p = run(["merge", out] + shards, extra_env={"SLURM_MEM_PER_NODE": "1"})
+    assert p.returncode == EXIT["usage"], p.stderr
+    assert re.search(r"merge: the job's 27,030 units take about 1 MB in its table \(40 bytes per unit\), over its limit "
+                     r"of 1 MB \(3/4 of the 1 MB this process may use: SLURM_MEM_PER_NODE\): run the merge with more "
+                     r"memory \(about 1 MB\)", p.stderr), p.stderr
+    assert not out.exists()
+    run(["merge", out] + shards, extra_env={"SLURM_MEM_PER_NODE": "2"}, check=0)
+    assert attrs(out)["total"] == KNOWN[16]["total"]
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

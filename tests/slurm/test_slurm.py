@@ -478,6 +478,25 @@ def test_submit_wait_says_how_the_job_ended_and_logs_land_where_asked(cluster, e
     assert_complete(workdir / "results" / "s.h5", 10)
 
 
+def test_a_job_whose_master_would_outgrow_its_memory_is_refused_at_its_start(cluster, env, workdir, jobs):
+    """sbatch --mem sets the job's memory (SLURM_MEM_PER_NODE): N = 27's default plan keeps
+    6.6 GB on its master, so with --mem=2000 the job fails at once with exit 2 and says what
+    fits, instead of meeting the OOM killer days in (this test cluster does not enforce memory;
+    nqueens keeps to what the job asked for all the same)."""
+    job = write_job(workdir, "n27.toml", n=27, mode="count", out="results/n27.h5")
+    res = run([str(SLURM / "submit"), str(job), "--wait", "-c", "1", "--time=5", "--mem=2000"], cwd=workdir,
+              env=env, timeout=180)
+    jid = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("job ")]
+    jobs.extend(jid)
+    assert res.returncode == 2, res.stdout + res.stderr   # nqueens's usage error (docs/usage.md)
+    assert f"submit: job {jid[0]} ended FAILED, exit code 2" in res.stderr, res.stderr
+    (log_path,) = [line.split(" ", 1)[1] for line in res.stdout.splitlines() if line.startswith("log ")]
+    log = log_text(log_path)
+    assert re.search(r"over its limit of 1.6 GB \(3/4 of the 2.1 GB this process may use: SLURM_MEM_PER_NODE\): "
+                     r"use --depth 3 \([^)]*\) or --shard i/5 \(5 masters", log), log
+    assert not (workdir / "results" / "n27.h5").exists()
+
+
 def test_submit_fills_resources_and_user_options_win(tmp_path):
     """slurm/submit --dry-run: defaults from the job file, user options replace them."""
     job = write_job(tmp_path, "j.toml", n=18, mode="count", out="results/x.h5", threads=2,

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
@@ -158,4 +160,54 @@ TEST(DiskNeed, ARunThatWillNotFitIsWarnedOfWithWhatItNeedsAndWhatIsFree) {
   const auto small = app::disk_shortfall({2e6, 1.5e6}, 0, 1e6, "/tmp");   // under a gigabyte: megabytes
   ASSERT_TRUE(small);
   EXPECT_NE(small->find("needs about 4 MB more in /tmp (its journal, 2 MB when complete"), std::string::npos) << *small;
+}
+
+namespace {
+// memory_limit's sources as maps: environment variables, and files by path.
+app::MemorySources sources(std::map<std::string, std::string> env, std::map<std::string, std::string> files) {
+  const auto in = [](const std::map<std::string, std::string>& m) {
+    return [m](const std::string& key) -> std::optional<std::string> {
+      const auto it = m.find(key);
+      return it == m.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+  };
+  return {in(std::move(env)), in(std::move(files))};
+}
+constexpr double kMiB = 1 << 20;
+}  // namespace
+
+TEST(MemoryLimit, SlurmsMemoryAndTheCgroupsLimitsTheSmallestWins) {
+  // Nothing limits a process outside a job and a limited cgroup.
+  EXPECT_FALSE(app::memory_limit(sources({}, {})));
+  // sbatch --mem=4000: megabytes per node.
+  auto m = app::memory_limit(sources({{"SLURM_MEM_PER_NODE", "4000"}}, {}));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->bytes, 4000 * kMiB);
+  EXPECT_EQ(m->source, "SLURM_MEM_PER_NODE");
+  // --mem-per-cpu=300 -c 2; --mem=0 (the whole node) limits nothing.
+  m = app::memory_limit(sources({{"SLURM_MEM_PER_CPU", "300"}, {"SLURM_CPUS_ON_NODE", "2"}}, {}));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->bytes, 600 * kMiB);
+  EXPECT_FALSE(app::memory_limit(sources({{"SLURM_MEM_PER_NODE", "0"}}, {})));
+  EXPECT_FALSE(app::memory_limit(sources({{"SLURM_MEM_PER_NODE", "4G"}}, {})));   // not Slurm's form
+  // cgroup v2: this process's group and its parents; "max" is none.
+  const std::string v2 = "0::/slurm/job_7/step_0\n";
+  m = app::memory_limit(sources({{"SLURM_MEM_PER_NODE", "4000"}},
+                                {{"/proc/self/cgroup", v2},
+                                 {"/sys/fs/cgroup/slurm/job_7/step_0/memory.max", "max\n"},
+                                 {"/sys/fs/cgroup/slurm/job_7/memory.max", "2147483648\n"},
+                                 {"/sys/fs/cgroup/slurm/memory.max", "max\n"}}));
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->bytes, 2147483648.0);
+  EXPECT_EQ(m->source, "cgroup memory.max");
+  // cgroup v1: the memory hierarchy's line; v1's "unlimited" is a number near 2^63.
+  const std::string v1 = "5:cpuset:/x\n4:memory,foo:/docker/abc\n0::/\n";
+  m = app::memory_limit(sources({}, {{"/proc/self/cgroup", v1},
+                                     {"/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n"},
+                                     {"/sys/fs/cgroup/memory/docker/memory.limit_in_bytes", "1073741824\n"},
+                                     {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n"},
+                                     {"/sys/fs/cgroup/memory.max", "1000\n"}}));   // not this v1 process's
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->bytes, 1073741824.0);
+  EXPECT_EQ(m->source, "cgroup memory.limit_in_bytes");
 }
