@@ -28,7 +28,12 @@ double master_bytes(const PlanCost& c, double units) {
          std::ceil(units * static_cast<double>(c.bits_per_plan_unit) / 8);
 }
 
-std::string gigabytes(double bytes);
+std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte
+  char buf[32];
+  if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
 
 // The bytes the master's per-unit tables may take in this process, and how a refusal names them.
 struct MasterLimit {
@@ -89,13 +94,6 @@ std::string units_text(const core::SizeEstimate& e) {
   if (e.exact || e.units < 1e6) return (e.exact ? "" : "about ") + with_commas(static_cast<std::uint64_t>(std::llround(e.units)));
   char buf[32];
   std::snprintf(buf, sizeof buf, "about %.2g", e.units);
-  return buf;
-}
-
-std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte
-  char buf[32];
-  if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
 }
 

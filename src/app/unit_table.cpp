@@ -1,10 +1,10 @@
 #include "app/unit_table.h"
-#include "buildinfo/git_commit.h"
-#include "core/version.h"
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include "buildinfo/git_commit.h"
+#include "core/version.h"
 
 namespace nq::app {
 

@@ -53,7 +53,7 @@ class UnitDigest {
  private:
   std::uint64_t sum_ = 0;
 };
-// The units a source visits (UnitSource below), as the plan makes them.
+// The digest of the units a source visits, their placements and multiplicities the plan's.
 UnitDigest digest_of(const UnitSource& units);
 // "the plan that this nqueens (VERSION, commit C) makes for N = n, depth d, symmetry s", for the
 // refusals of stored units that digest differently.
