@@ -242,7 +242,8 @@ std::optional<MemoryLimit> memory_limit(const MemorySources& from) {
     const std::string line = cgroups->substr(p, q - p);
     const auto c1 = line.find(':'), c2 = line.find(':', c1 == std::string::npos ? 0 : c1 + 1);
     if (c1 == std::string::npos || c2 == std::string::npos) continue;
-    const std::string controllers = "," + line.substr(c1 + 1, c2 - c1 - 1) + ",";
+    std::string controllers(1, ',');   // ",name,name,": appended (g++ 12 warns of "," + s + ",")
+    controllers.append(line, c1 + 1, c2 - c1 - 1).push_back(',');
     if (controllers.find(",memory,") != std::string::npos) group = {false, line.substr(c2 + 1)};
     else if (line.substr(0, c1) == "0" && controllers == ",," && !group) group = {true, line.substr(c2 + 1)};
   }
