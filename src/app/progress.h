@@ -32,8 +32,8 @@ struct ProgressState {
 std::optional<double> seconds_left(const ProgressState& s);
 
 // Sets s's expected totals for a run of plan `p` (of `plan_units` units), `share` of them (a
-// shard's part): the solutions (core::expected_total), and the nodes where `p` is a plan of
-// symmetry full at a sampled N (core::sampled_plan_nodes: any depth, counts or boards).
+// shard's part): the solutions (core::expected_total), and the nodes where `p` counts a plan of
+// symmetry full at a sampled N (core::sampled_plan_nodes: any depth).
 void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share = 1);
 
 class ProgressLine {

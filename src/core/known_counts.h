@@ -32,7 +32,7 @@ std::optional<double> extrapolated_total(int n, int last);
 // The search nodes of a plan of symmetry full at n, of `units` units (any depth), estimated from
 // the plan sampled by bench/engines.sh (bench/sampled-nodes.txt: N = 19-28, the last estimate for
 // each), with the estimate's relative standard error (1.4-3 % at N = 19-25, 5-10 % at 26-27,
-// 29 % at 28). nullopt for an n not sampled. Counts and boards walk the same nodes.
+// 29 % at 28). nullopt for an n not sampled. (Boards mode walks the same nodes.)
 struct SampledNodes {
   double nodes, rel_se;
 };
