@@ -100,6 +100,8 @@ void add_count_command(CLI::App& cli, Runner& run) {
         state.solutions = p.solutions;
         state.nodes = p.nodes;
         state.seconds = p.seconds;
+        state.busy_seconds = p.busy_seconds;
+        state.threads = p.threads;
         line->report(state);
       });
       line.reset();

@@ -27,8 +27,13 @@ std::optional<double> seconds_left(const ProgressState& s) {
   // This run's pace: a resumed run used to divide its own seconds by the whole job's share
   // done, and gave an ETA of 3 s for 40 s of work left (N = 20 resumed at 60 %).
   const core::Total walked = s.nodes - s.nodes_before;
-  if (s.nodes_expected > static_cast<double>(s.nodes) && walked > 0)
-    return s.seconds * (s.nodes_expected - static_cast<double>(s.nodes)) / static_cast<double>(walked);
+  if (s.nodes_expected > static_cast<double>(s.nodes) && walked > 0) {
+    // The pace of the done units' own searches over the job's threads where known: the elapsed
+    // time also holds the units still being searched, which at N = 27 (units of minutes to
+    // hours) made the ETA of a run's first hours ~20x too long.
+    const double spent = s.busy_seconds > 0 && s.threads > 0 ? s.busy_seconds / s.threads : s.seconds;
+    return spent * (s.nodes_expected - static_cast<double>(s.nodes)) / static_cast<double>(walked);
+  }
   const core::Total found = s.solutions - s.solutions_before;
   if (s.solutions_expected > s.solutions && found > 0)
     return s.seconds * static_cast<double>(s.solutions_expected - s.solutions) / static_cast<double>(found);

@@ -21,11 +21,14 @@ struct ProgressState {
   core::Total nodes = 0;                // searched by the done units
   core::Total nodes_before = 0;         // by those done before this run
   double nodes_expected = 0;            // once every unit is done (core::sampled_plan_nodes; 0: unknown)
+  double busy_seconds = 0;              // the compute seconds of the units this run did (0: unknown)
+  int threads = 0;                      // the job's compute threads (0: unknown)
 };
 
 // Seconds left at this run's pace, if it can tell, by the first of these that is known and not
 // yet passed: the nodes still to search (the plan's sampled nodes: a unit's time follows its
-// nodes), the solutions still to find (published, or extrapolated past the table:
+// nodes), at the done units' compute seconds per node over the job's threads where both are
+// known (else at this run's elapsed seconds per node), the solutions still to find (published, or extrapolated past the table:
 // core::expected_total), the units left. The plan's first units are its heaviest (N = 24's take
 // ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
 // long early in such a run; the solutions' share ~2.6x.

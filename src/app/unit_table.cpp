@@ -58,6 +58,7 @@ bool UnitTable::add(const store::UnitRecord& r) {
   outcomes_[s] = Outcome{r.solutions, r.nodes, r.seconds, r.started, r.rank, r.thread};
   ++size_;
   nodes_ += r.nodes;
+  seconds_ += r.seconds;
   solutions_ += core::Total{r.multiplicity} * r.solutions;
   return true;
 }

@@ -88,6 +88,7 @@ class UnitTable {
   // std::out_of_range if r.id is past the plan or outside the shard.
   bool add(const store::UnitRecord& r);
   core::Total nodes() const { return nodes_; }   // searched by the done units
+  double seconds() const { return seconds_; }    // the done units' compute seconds, summed
   // The solutions of the board the done units stand for (multiplicity x solutions, as added).
   core::Total solutions() const { return solutions_; }
   // The done units, their placement and multiplicity from `plan` (the table's plan: a plan of
@@ -100,6 +101,7 @@ class UnitTable {
   std::uint64_t units_total_;
   std::uint64_t size_ = 0;
   core::Total nodes_ = 0, solutions_ = 0;
+  double seconds_ = 0;
   std::vector<bool> done_;
   std::unique_ptr<Outcome[]> outcomes_;   // set where done_ is
 };

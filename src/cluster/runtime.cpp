@@ -456,7 +456,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       for (int w = 0; w < size; ++w) feed(w);   // refill, including units put back after a rejection
     sender.poll();
     if (now >= next_report) {
-      hooks.on_progress({sched.units_done(), sched.units_to_do(), now});
+      hooks.on_progress({sched.units_done(), sched.units_to_do(), now, out.total_threads});
       next_report = now + progress_interval;
     }
     if (busy) {
@@ -472,7 +472,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.rejected_batches = sched.rejected_batches();
   out.audited_units = sched.audited_units();
   out.audit_mismatches = sched.audit_mismatches();
-  hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0)});
+  hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0), out.total_threads});
   if (local) local->stop();
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
   release_unless_idle(plan_owner, local);

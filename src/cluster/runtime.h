@@ -62,6 +62,7 @@ struct MasterProgress {
   std::uint64_t units_done = 0;
   std::uint64_t units_to_do = 0;
   double seconds = 0;
+  int threads = 1;   // the job's compute threads (JobOutcome::total_threads)
 };
 
 struct JobOutcome {

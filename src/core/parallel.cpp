@@ -117,6 +117,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   const std::vector<WorkUnit> units = plan.units();
   std::atomic<std::size_t> next{0}, done{0};
   Total total = 0, nodes = 0;   // 128 bits: no std::atomic for them, so a mutex (one short lock per unit)
+  double busy = 0;
   std::mutex total_mutex;
   const auto start = std::chrono::steady_clock::now();
 
@@ -124,11 +125,14 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
   for (int t = 0; t < pool.size(); ++t)
     pool.submit([&](int) {
       for (std::size_t i; !pool.stopped() && (i = next.fetch_add(1)) < units.size();) {
+        const auto t0 = std::chrono::steady_clock::now();
         const SearchStats s = plan.count(units[i]);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
         {
           const std::lock_guard lock(total_mutex);
           add_product(total, units[i].multiplicity, s.solutions);   // below 2^128 for < 2^32 units
           nodes += s.nodes;
+          busy += took.count();
         }
         ++done;
       }
@@ -138,7 +142,7 @@ PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progr
     const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - start;
     const std::lock_guard lock(total_mutex);
     return Progress{.units_done = done.load(), .units_total = units.size(), .solutions = total, .nodes = nodes,
-                    .seconds = dt.count()};
+                    .seconds = dt.count(), .busy_seconds = busy, .threads = pool.size()};
   };
   if (progress) {
     auto next_report = start + interval;

@@ -74,6 +74,8 @@ struct Progress {
   Total solutions = 0;   // weighted, so far
   Total nodes = 0;       // searched so far
   double seconds = 0;
+  double busy_seconds = 0;   // the done units' searches, summed over the threads
+  int threads = 0;
 };
 using ProgressFn = std::function<void(const Progress&)>;
 

@@ -75,6 +75,22 @@ TEST(ProgressLine, WhereThePlansNodesAreSampledTheEtaIsTheNodesLeftAtThisRunsPac
   EXPECT_DOUBLE_EQ(*app::seconds_left(s), 400);
 }
 
+TEST(ProgressLine, TheNodesEtaTakesTheDoneUnitsOwnTimeOverTheJobsThreadsWhereKnown) {
+  // 4 threads for 100 s: the units done took 40 of those 400 thread-seconds for 10,000 of the
+  // plan's 1,000,000 nodes; the rest went to units still being searched (N = 27's take minutes
+  // to hours). 990,000 nodes are left at 40 / 4 s per 10,000: 990 s, where the elapsed time said
+  // 9,900.
+  ProgressState s{.units_done = 10, .units_total = 1000, .seconds = 100, .nodes = 10000, .nodes_expected = 1e6,
+                  .busy_seconds = 40, .threads = 4};
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 990);
+  // Resumed at 5,000 nodes: this run's 5,000 took its 40 s.
+  s.nodes_before = 5000;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 1980);
+  s.nodes_before = 0;
+  s.threads = 0;   // not known: the elapsed time
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 9900);
+}
+
 TEST(ProgressLine, SolutionsPast64BitsArePrintedWhole) {
   const core::Total past = (core::Total{1} << 64) * 3 + 5;   // N = 29's total is ~1.5 x 2^64
   EXPECT_NE(line_of({.units_done = 1, .units_total = 2, .solutions = past, .seconds = 1})

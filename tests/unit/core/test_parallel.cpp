@@ -101,6 +101,10 @@ TEST(CountPlan, TotalsEqualThePublishedCountsOnOneAndSeveralThreadsWithProgress)
     if (reports) {   // a report is made only while units are left: never past the end
       EXPECT_LE(last.units_done, plan.size());
       EXPECT_EQ(last.units_total, plan.size());
+      // The done units' searches, summed: no more than the threads' time so far.
+      EXPECT_EQ(last.threads, threads);
+      EXPECT_GE(last.busy_seconds, 0);
+      EXPECT_LE(last.busy_seconds, threads * last.seconds);
     }
   }
 }
