@@ -31,7 +31,8 @@ std::optional<double> seconds_left(const ProgressState& s) {
     // The pace of the done units' own searches over the job's threads where known: the elapsed
     // time also holds the units still being searched, which at N = 27 (units of minutes to
     // hours) made the ETA after a shard's first unit 2.1x too long.
-    const double spent = s.busy_seconds > 0 && s.threads > 0 ? s.busy_seconds / s.threads : s.seconds;
+    const double busy = s.busy_seconds - s.busy_before;
+    const double spent = busy > 0 && s.threads > 0 ? busy / s.threads : s.seconds;
     return spent * (s.nodes_expected - static_cast<double>(s.nodes)) / static_cast<double>(walked);
   }
   const core::Total found = s.solutions - s.solutions_before;

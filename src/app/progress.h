@@ -21,7 +21,8 @@ struct ProgressState {
   core::Total nodes = 0;                // searched by the done units
   core::Total nodes_before = 0;         // by those done before this run
   double nodes_expected = 0;            // once every unit is done (core::sampled_plan_nodes; 0: unknown)
-  double busy_seconds = 0;              // the compute seconds of the units this run did (0: unknown)
+  double busy_seconds = 0;              // the compute seconds of the done units, summed (0: unknown)
+  double busy_before = 0;               // of those done before this run
   int threads = 0;                      // the job's compute threads (0: unknown)
 };
 

@@ -197,7 +197,6 @@ class MasterSession : public cluster::MasterHooks {
   int code_ = kInternal;   // set by on_finished
   std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and journaled by it
   ProgressState progress_state_;               // what is known at the run's start; on_progress adds the rest
-  double busy_before_ = 0;                     // the compute seconds of the units done before this run
 };
 
 proto::JobSpec MasterSession::prepare() {
@@ -423,7 +422,7 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
   progress_state_.solutions = table_->solutions();   // the done units' (on_results adds this run's)
   progress_state_.nodes = table_->nodes();
   progress_state_.seconds = p.seconds;
-  progress_state_.busy_seconds = table_->seconds() - busy_before_;
+  progress_state_.busy_seconds = table_->seconds();
   progress_state_.threads = p.threads;
   progress_->report(progress_state_);
 }
@@ -431,9 +430,8 @@ void MasterSession::on_progress(const cluster::MasterProgress& p) {
 RunEnd MasterSession::run(const proto::JobSpec& job) {
   run_start_ = std::chrono::steady_clock::now();
   resumed_ = table_->size();
-  busy_before_ = table_->seconds();
   progress_state_ = {.units_total = units_in_shard_, .units_before = resumed_, .solutions_before = table_->solutions(),
-                     .nodes_before = table_->nodes()};
+                     .nodes_before = table_->nodes(), .busy_before = table_->seconds()};
   // A shard's share of the totals: its units are every count-th of the plan.
   expect_totals(progress_state_, c_.params, units_total_,
                 static_cast<double>(units_in_shard_) / static_cast<double>(units_total_));

@@ -93,8 +93,8 @@ SearchStats count_completions(const Partial& p);
 // and nodes), with `cancel` checked before each, and `beat` (if given) set to the time of each
 // check (so they are at most one search of `split_levels` levels apart: milliseconds in units of
 // N = 27-28, up to ~10 s in whole units of 18 levels, N = 22 at depth 1). The kernels check
-// nothing themselves: a check of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the time (N = 18, one thread, three
-// placements tried), clang allocating its registers otherwise.
+// nothing themselves: a check of a flag in the AVX-512 kernel's loop took it 1.02-1.09x the
+// time (N = 18, one thread, three placements tried), clang allocating its registers otherwise.
 SearchStats count_completions(const RowSearch& s, const CancelFlag& cancel, int split_levels,
                               Heartbeat* beat = nullptr);
 // The levels that a cancellable count leaves to one search (units have more from N = 21 on).

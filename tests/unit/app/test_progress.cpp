@@ -83,9 +83,14 @@ TEST(ProgressLine, TheNodesEtaTakesTheDoneUnitsOwnTimeOverTheJobsThreadsWhereKno
   ProgressState s{.units_done = 10, .units_total = 1000, .seconds = 100, .nodes = 10000, .nodes_expected = 1e6,
                   .busy_seconds = 40, .threads = 4};
   EXPECT_DOUBLE_EQ(*app::seconds_left(s), 990);
-  // Resumed at 5,000 nodes: this run's 5,000 took its 40 s.
+  // Resumed at 5,000 nodes: this run's 5,000 took its 40 s, of the done units' 100.
   s.nodes_before = 5000;
   EXPECT_DOUBLE_EQ(*app::seconds_left(s), 1980);
+  s.busy_seconds = 100;
+  s.busy_before = 60;
+  EXPECT_DOUBLE_EQ(*app::seconds_left(s), 1980);
+  s.busy_seconds = 40;
+  s.busy_before = 0;
   s.nodes_before = 0;
   s.threads = 0;   // not known: the elapsed time
   EXPECT_DOUBLE_EQ(*app::seconds_left(s), 9900);
