@@ -21,7 +21,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
     std::optional<std::string> mode, out, boards, symmetry, shard, status_file;
     std::optional<double> progress, checkpoint, audit;
     double lock_wait = 0;
-    bool force = false, skip_complete = false;
+    bool force = false, skip_complete = false, dry_run = false;
   };
   auto o = std::make_shared<Opts>();
   auto* cmd = cli.add_subcommand("run", "Run the distributed job (under mpirun/srun, or as one process)");
@@ -60,6 +60,10 @@ void add_run_command(CLI::App& cli, Runner& run) {
                   "as the run ends: a batch script that finds no code there knows the run never got that far "
                   "(e.g. srun reported a failed launch as success)")
       ->check(file_path("--status-file"));
+  cmd->add_flag("--dry-run", o->dry_run,
+                "check the job and count its plan's work units, then print what a run needs (the memory of its master "
+                "and of a sharded job's merge, the disk beside --out) and exit 0: nothing is run or written, no MPI "
+                "is started; slurm/submit runs it before it queues a job");
   cmd->callback([o, &run] {
     run = [o] {
       JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
@@ -79,6 +83,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       c.force = o->force;
       c.skip_complete = o->skip_complete;
       c.lock_wait = o->lock_wait;
+      if (o->dry_run) return dry_run(std::move(c));
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();

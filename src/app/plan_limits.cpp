@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -12,6 +13,7 @@
 #include "core/known_counts.h"
 
 namespace nq::app {
+namespace fs = std::filesystem;
 namespace {
 
 // How far above the estimate the exact count may be: five of its standard errors, at least 5 %
@@ -137,7 +139,7 @@ enum class Known { counted, estimated, more_than };
   }
   if (!too_many && master_limit().by_memory)   // a job with more memory holds it too
     remedies += (remedies.empty() ? "" : " or ") + std::string("more memory (about ") +
-                gigabytes(master_bytes(cost, units) / kMemoryShare) + ")";
+                gigabytes(memory_to_ask(master_bytes(cost, units))) + ")";
   throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
 }
 
@@ -277,15 +279,71 @@ std::optional<MemoryLimit> memory_limit() {
 PlanCost run_cost(int shard_count) { return {"run", sizeof(UnitTable::Outcome), 2, shard_count}; }
 PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
 
+PlanCost plan_only_cost() { return {"plan", 0, 0, 1}; }
+
+double memory_to_ask(double table_bytes) { return std::max(table_bytes / kMemoryShare, kMinJobBytes); }
+
+TableMemory master_memory(std::uint64_t units_total, int shard_count) {
+  const double table = master_bytes(run_cost(shard_count), static_cast<double>(units_total));
+  return {table, memory_to_ask(table)};
+}
+
+TableMemory merge_memory(std::uint64_t units_total) { return master_memory(units_total, 1); }
+
+std::string slurm_mem_option(double bytes) {
+  return "--mem=" + std::to_string(static_cast<std::uint64_t>(std::ceil(bytes / (1 << 20)))) + "M";
+}
+
 void check_merge_memory(std::uint64_t units) {
-  const PlanCost cost = run_cost(1);
-  const double bytes = master_bytes(cost, static_cast<double>(units));
+  const TableMemory need = merge_memory(units);
   const auto& memory = master_limit().memory;   // not the cap: the shards' masters kept to it, a merge may not
-  if (!memory || bytes <= kMemoryShare * memory->bytes) return;
-  throw ExitError(kUsage, "merge: the job's " + with_commas(units) + " units take about " + gigabytes(bytes) +
-                              " in its table (" + std::to_string(cost.bytes_per_unit) + " bytes per unit), over its limit of " +
-                              share_text(*memory) + ": run the merge with more memory (about " +
-                              gigabytes(bytes / kMemoryShare) + ")");
+  if (!memory || need.table <= kMemoryShare * memory->bytes) return;
+  throw ExitError(kUsage, "merge: the job's " + with_commas(units) + " units take about " + gigabytes(need.table) +
+                              " in its table (" + std::to_string(run_cost(1).bytes_per_unit) +
+                              " bytes per unit), over its limit of " + share_text(*memory) +
+                              ": run the merge with more memory (about " + gigabytes(need.ask) + ")");
+}
+
+int run_depth(const core::JobParams& p, const core::StopFn& stop) {
+  if (p.depth) return p.depth;
+  return p.boards_mode() ? default_boards_depth(p.n, p.boards, p.symmetry, stop)
+                         : core::default_run_depth(p.n, p.symmetry, stop);
+}
+
+void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out) {
+  const std::uint64_t mine = p.shard.size(units);
+  os << "plan     N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth << ", symmetry "
+     << core::to_string(p.symmetry) << ": " << with_commas(units) << " work units";
+  if (!p.shard.whole()) os << "; shard " << core::to_string(p.shard) << ": " << with_commas(mine) << " of them";
+  os << "\n";
+  const PlanCost cost = run_cost(p.shard.count);
+  const TableMemory master = master_memory(units, p.shard.count);
+  os << "master   keeps about " << gigabytes(master.table) << " for its units (" << cost.bytes_per_unit << " bytes a unit"
+     << (p.shard.whole() ? "" : " of its shard") << ", " << cost.bits_per_plan_unit
+     << " bits a unit of the plan): give its rank about " << gigabytes(master.ask) << " ("
+     << slurm_mem_option(master.ask) << " where it is alone on its node)\n";
+  os << "here     a master may keep " << master_limit().text << " on this machine: "
+     << (memory_fits(cost, static_cast<double>(units)) ? "it fits"
+                                                       : "it does not fit (here the run is refused: use --shard or more memory)")
+     << "\n";
+  if (!p.shard.whole()) {
+    const TableMemory merge = merge_memory(units);
+    os << "merge    of the " << p.shard.count << " shards keeps about " << gigabytes(merge.table)
+       << " for the job's units: give it about " << gigabytes(merge.ask) << " (" << slurm_mem_option(merge.ask) << ")\n";
+  }
+  const DiskNeed disk = disk_need(p, units, mine);
+  std::error_code ec;
+  fs::path dir = fs::absolute(fs::path(out), ec).parent_path();
+  while (!ec && dir.has_relative_path() && !fs::exists(dir, ec)) dir = dir.parent_path();   // the run creates the rest
+  const auto space = fs::space(dir, ec);
+  os << "disk     about " << gigabytes(disk.journal + disk.file) << " beside " << out << " (its journal grows to "
+     << gigabytes(disk.journal) << " and stays until the result file, " << gigabytes(disk.file) << ", is written)";
+  if (!ec) {
+    os << "; " << gigabytes(static_cast<double>(space.available)) << " free in " << dir.string();
+    if (disk.journal + disk.file > static_cast<double>(space.available))
+      os << ": not enough (a run stops when the disk fills, exit 4, with its finished units kept)";
+  }
+  os << "\n";
 }
 
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include "core/boards.h"
 #include "core/job_params.h"
@@ -56,9 +57,28 @@ PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();
 
-// `merge` keeps run_cost(1)'s table for the whole job: throws ExitError(kUsage) where that of a
-// job of `units` units takes more than kMemoryShare of memory_limit(), naming the memory that
-// would do (not the kMaxMasterBytes cap: the shards' masters keep to it, the merge may pass it).
+// The limits of the plan alone, whatever this machine's memory: `run --dry-run` plans a job for
+// another machine (a cluster's node, from a login node).
+PlanCost plan_only_cost();
+
+// The memory a process keeping `table_bytes` of per-unit tables should be given: the table is at
+// most kMemoryShare of it, and it is at least kMinJobBytes (the process itself, its HDF5 and
+// journal buffers: a master measured 48 MB at N = 19).
+inline constexpr double kMinJobBytes = double(std::uint64_t{1} << 30);
+double memory_to_ask(double table_bytes);
+// What a process keeps for the units of a job of `units_total` units: `run`'s master of one of
+// `shard_count` shards (run_cost), or `merge` (the whole job's table). `ask`: memory_to_ask.
+struct TableMemory {
+  double table = 0, ask = 0;
+};
+TableMemory master_memory(std::uint64_t units_total, int shard_count);
+TableMemory merge_memory(std::uint64_t units_total);
+// Slurm's spelling of that memory, in its megabytes (MiB), rounded up: "--mem=8400M".
+std::string slurm_mem_option(double bytes);
+
+// `merge` keeps merge_memory's table: throws ExitError(kUsage) where that of a job of `units`
+// units takes more than kMemoryShare of memory_limit(), naming the memory that would do (not the
+// kMaxMasterBytes cap: the shards' masters keep to it, the merge may pass it).
 void check_merge_memory(std::uint64_t units);
 
 // Boards mode: a worker builds each unit's result whole and the master checks it whole, so the
@@ -114,5 +134,15 @@ void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint
 // --shard count) that works; core::Interrupted when `stop` says so.
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
                                 const std::function<void(double units)>& announce = {});
+
+// The depth a run of `p` uses: p.depth, else the default of its mode (core::default_run_depth;
+// boards: default_boards_depth). Polls `stop`.
+int run_depth(const core::JobParams& p, const core::StopFn& stop);
+
+// `run --dry-run`'s report on stdout: the plan of `p` (its depth chosen) and its `units`, then
+// what a run needs: its master's memory and, for a shard, the merge's (what to ask the scheduler
+// for), and the disk beside `out`. Whether the master fits this machine's memory is a line of
+// its own, not a refusal: a job is usually planned on another machine than the one it runs on.
+void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out);
 
 }  // namespace nq::app

@@ -123,6 +123,21 @@ void remove_stale_temp_files(const std::string& out) {
   }
 }
 
+// The exact unit count of `plan` of a run of `p`, within the limits of `cost` (checked_plan_size)
+// and, in boards mode, of a unit's result (check_boards_plan); says on stderr when the count
+// takes a noticeable time.
+std::uint64_t checked_plan_units(const core::UnitPlan& plan, const core::JobParams& p, const PlanCost& cost,
+                                 const core::StopFn& stop) {
+  const std::uint64_t units = checked_plan_size(plan, cost, stop, [&](double estimate) {
+    std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
+    line << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << estimate << ", depth "
+         << p.depth << ")\n";
+    std::cerr << line.str();
+  });
+  if (p.boards_mode()) check_boards_plan(plan, p.boards, units, stop);
+  return units;
+}
+
 // The lock of a journal that another process holds is tried again this often while --lock-wait
 // lasts, and the stop flag polled in between.
 constexpr std::chrono::milliseconds kLockRetry{500}, kStopPollSleep{50};
@@ -255,18 +270,10 @@ void MasterSession::prepare_plan() {
   // The plan before any file is created or changed: one that cannot run is refused here.
   const auto stop = stop_on_signal();
   core::JobParams& p = c_.params;
-  if (!p.depth)
-    p.depth = p.boards_mode() ? default_boards_depth(p.n, p.boards, p.symmetry, stop)
-                              : core::default_run_depth(p.n, p.symmetry, stop);
+  p.depth = run_depth(p, stop);
   if (complete_) judge_complete();
   plan_.emplace(p.n, p.depth, p.symmetry);
-  units_total_ = checked_plan_size(*plan_, run_cost(p.shard.count), stop, [&](double units) {
-    std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
-    line << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << units << ", depth "
-         << p.depth << ")\n";
-    std::cerr << line.str();
-  });
-  if (p.boards_mode()) check_boards_plan(*plan_, p.boards, units_total_, stop);
+  units_total_ = checked_plan_units(*plan_, p, run_cost(p.shard.count), stop);
   units_in_shard_ = p.shard.size(units_total_);
   // The table the limits allowed for, at once (pages are only used as it fills): no doubling
   // while it grows, and a machine that cannot hold it says so now, not hours into the run.
@@ -595,6 +602,16 @@ RunEnd record_end(const std::optional<std::string>& status_file, const RunEnd& e
 }
 
 }  // namespace
+
+int dry_run(JobConfig config) {
+  finalize_config(config);
+  core::JobParams& p = config.params;
+  p.depth = run_depth(p, {});
+  const core::UnitPlan plan(p.n, p.depth, p.symmetry);
+  print_run_needs(std::cout, p, checked_plan_units(plan, p, plan_only_cost(), {}), config.out);
+  std::cerr << "nqueens: nothing was run or written (--dry-run)\n";
+  return kOk;
+}
 
 RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
   const auto warnings = mpi.gather_warnings();   // collective: every rank takes part

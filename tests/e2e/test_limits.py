@@ -8,6 +8,7 @@ Timing: a signal is sent at a deterministic point (the phase's announcement on s
 injected fault stop-writing for the result file's write), with the process stopped (SIGSTOP)
 while it is queued, so the phase is certainly still running when the signal is handled; the
 bounds on seconds are generous (the measured times are ~100x smaller)."""
+import math
 import os
 import re
 import signal
@@ -123,10 +124,68 @@ def test_merge_refuses_a_job_whose_table_exceeds_its_memory(workdir):
     assert p.returncode == EXIT["usage"], p.stderr
     assert re.search(r"merge: the job's 27,030 units take about 1 MB in its table \(40 bytes per unit\), over its limit "
                      r"of 1 MB \(3/4 of the 1 MB this process may use: SLURM_MEM_PER_NODE\): run the merge with more "
-                     r"memory \(about 1 MB\)", p.stderr), p.stderr
+                     r"memory \(about 1.1 GB\)", p.stderr), p.stderr   # (at least 1 GiB: the process itself)
     assert not out.exists()
     run(["merge", out] + shards, extra_env={"SLURM_MEM_PER_NODE": "2"}, check=0)
     assert attrs(out)["total"] == KNOWN[16]["total"]
+
+
+def needs(stdout):
+    """The lines of `run --dry-run`, by their first word."""
+    return {line.split(None, 1)[0]: line.split(None, 1)[1] for line in stdout.splitlines()}
+
+
+def to_ask(table_bytes):
+    """Slurm's --mem for a process keeping `table_bytes` of tables: 4/3 of them, at least 1 GiB, in MiB rounded up."""
+    return f"--mem={math.ceil(max(table_bytes / 0.75, 2 ** 30) / 2 ** 20)}M"
+
+
+def test_a_dry_run_counts_the_plan_and_touches_nothing_and_the_run_then_finds_its_units(workdir):
+    """run --dry-run checks the job as a run does and counts its plan, then prints what the run needs, and
+    writes nothing: no file, no directory. The units it counts are those the run then computes."""
+    out = workdir / "results" / "s.h5"
+    args = ["run", "--n", 13, "--depth", 3, "--shard", "1/3", "--out", out]
+    p = run(args + ["--dry-run"], timeout=60, check=0)
+    assert "nothing was run or written (--dry-run)" in p.stderr and not (workdir / "results").exists()
+    lines = needs(p.stdout)
+    m = re.fullmatch(r"N = 13, count mode, depth 3, symmetry full: ([\d,]+) work units; shard 1/3: ([\d,]+) of them",
+                     lines["plan"])
+    assert m, p.stdout
+    units, mine = (int(g.replace(",", "")) for g in m.groups())
+    assert f"beside {out} (" in lines["disk"] and f"free in {workdir}" in lines["disk"], lines["disk"]
+    run(args, ranks=2, check=0)
+    a = attrs(out)
+    assert (int(a["units_total"]), int(a["units_done"])) == (units, mine) and a["status"] == "complete"
+    # Under mpirun too, the dry run starts no MPI job and only plans: the same lines, still nothing written.
+    assert needs(run(["run", "--n", 13, "--depth", 3, "--out", workdir / "other" / "o.h5", "--dry-run"], ranks=2,
+                     timeout=60, check=0).stdout)["plan"].startswith(f"N = 13, count mode, depth 3, symmetry full: {units:,} ")
+    assert not (workdir / "other").exists()
+
+
+def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_whatever_this_machines_memory(workdir):
+    """N = 27's default plan in 4 shards: each master keeps 40 bytes a unit of its shard and 2 bits a unit of
+    the plan, the merge 40 bytes and 2 bits a unit of the whole job (6.6 GB); the dry run names the --mem
+    for each (what slurm/submit gives the merge job). A plan for another machine: with 2000 MB here (as a
+    login node may allow) it is not refused, only said not to fit here; a plan over the per-plan limit is."""
+    p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=120, check=0, cwd=workdir,
+            extra_env={"SLURM_MEM_PER_NODE": "2000"})
+    lines = needs(p.stdout)
+    m = re.fullmatch(r"N = 27, count mode, depth (\d+), symmetry full: ([\d,]+) work units; shard 0/4: ([\d,]+) of them",
+                     lines["plan"])
+    assert m, p.stdout
+    units, mine = int(m.group(2).replace(",", "")), int(m.group(3).replace(",", ""))
+    assert mine == (units + 3) // 4 and units > 1.6e8   # ids 0, 4, 8, ...
+    master, merge = 40 * mine + math.ceil(units * 2 / 8), 40 * units + math.ceil(units * 2 / 8)
+    assert lines["master"].endswith(f"({to_ask(master)} where it is alone on its node)"), lines["master"]
+    assert lines["merge"] == (f"of the 4 shards keeps about {merge / 1e9:.1f} GB for the job's units: give it about "
+                              f"{merge / 0.75 / 1e9:.1f} GB ({to_ask(merge)})"), lines["merge"]
+    assert "a master may keep 1.6 GB (3/4 of the 2.1 GB this process may use: SLURM_MEM_PER_NODE)" in lines["here"]
+    assert "it does not fit" in lines["here"] and not (workdir / "results").exists()
+    # Unsharded: no merge line; a small table is given 1 GiB.
+    lines = needs(run(["run", "--n", 10, "--dry-run"], check=0, cwd=workdir).stdout)
+    assert "merge" not in lines and lines["master"].endswith("(--mem=1024M where it is alone on its node)"), lines
+    p = run(["run", "--n", 26, "--depth", 22, "--dry-run"], timeout=60, cwd=workdir)
+    assert p.returncode == EXIT["usage"] and REFUSAL.search(p.stderr) and p.stdout == "", p.stderr
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

@@ -6,6 +6,7 @@ NQ_SLURM_KEEP=1 leaves it running). The binary is $NQUEENS_BIN, else
 build/release/src/app/nqueens; a missing binary is a test failure, not a skip.
 About 2-3 minutes on 2 cores; the time-limit test is the long one (it waits for the controller).
 """
+import math
 import os
 import re
 import subprocess
@@ -360,7 +361,7 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     # Run in another directory, with a space in its name: the merge used to run in the submit
     # directory (exit 3, no shards there), and the log paths were cut at the space.
     rundir = workdir / "run dir"
-    res = run([str(SLURM / "submit"), str(job), "--shards", "3", "-n", "1", "-c", "1", "--time=5",
+    res = run([str(SLURM / "submit"), str(job), "--shards", "3", "-n", "1", "-c", "1", "--time=5", "--mem=100",
                "--chdir", "run dir"], cwd=workdir, env=env)
     assert res.returncode == 0, res.stderr
     info = {}
@@ -378,6 +379,9 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     recs = wait_jobs([arr, merge, single], timeout=180)
     for rec in recs:
         assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", rec
+    # The shards keep the user's --mem; the merge gets its own (its table of the job's units is tiny: 1 GiB).
+    for rec in recs:
+        assert rec["MinMemoryNode"] == {merge: "1G", single: "0"}.get(rec["JobId"], "100M"), rec
     shard_ids = []
     for i, path in enumerate(info["shard-result"]):
         a = attrs(path)
@@ -597,6 +601,36 @@ def test_submit_gives_the_merge_its_own_time_and_the_shards_cpus(tmp_path):
     assert " --time=3:00:00 " in given, given
     assert "give it with --shards K" in merge_of(28, "--merge-time", "90", code=2)
     assert "--merge-time must be a string of minutes" in merge_of(28, "--shards", "2", "--merge-time=2h", code=2)
+
+
+def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_queuing(tmp_path, env):
+    """slurm/submit runs `nqueens run --dry-run` before it queues anything: the merge of N = 27's 4
+    shards keeps 40 bytes and 2 bits a unit of the whole job (6.6 GB), so it gets a --mem of 4/3 of that
+    (the user's --mem is the shards'; --merge-mem sets it). Without that the merge kept the shards'
+    memory and, days later, was refused or killed. A plan nqueens refuses is refused here, nothing queued."""
+    job = write_job(tmp_path, "n27.toml", n=27, mode="count", threads=8)
+
+    def submit(*args, code=0, bin_env=env):
+        res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=bin_env)
+        assert res.returncode == code, res.stderr
+        return res.stderr, [l for l in res.stderr.splitlines() if l.startswith("+ ")]
+
+    err, (shards, merge) = submit("--shards", "4", "--mem=2G")
+    units = int(re.search(r"^submit: plan +N = 27, count mode, depth \d+, symmetry full: ([\d,]+) work units; "
+                          r"shard 0/4: ", err, re.M).group(1).replace(",", ""))
+    table = 40 * units + math.ceil(units * 2 / 8)
+    assert f" --mem={math.ceil(table / 0.75 / 2 ** 20)}M " in merge and "2G" not in merge, merge
+    assert " --mem=2G " in shards and "--dry-run" not in shards, shards
+    _, (_, merge) = submit("--shards", "4", "--mem=2G", "--merge-mem", "20G")
+    assert " --mem=20G " in merge and merge.count("--mem") == 1, merge
+    err, _ = submit("--shards", "4", "--merge-mem=20 GB", code=2)
+    assert "--merge-mem must be a whole number with an optional unit" in err, err
+    # A binary that says nothing (here: /bin/true): warned, and the merge keeps the user's memory.
+    err, (_, merge) = submit("--shards", "4", "--mem=2G", bin_env=dict(env, NQUEENS_BIN="/bin/true"))
+    assert "did not say what the job needs" in err and " --mem=2G " in merge, err
+    err, cmds = submit("--", "--depth", "22", code=2)
+    assert re.search(r"nqueens: error: the plan \(N = 27, depth 22, symmetry full\) has about [\d.e+]+ work units, "
+                     r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
 
 
 def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_path):
