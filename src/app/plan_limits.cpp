@@ -47,18 +47,19 @@ struct MasterLimit {
 std::string share_text(const MemoryLimit& m) {
   return gigabytes(kMemoryShare * m.bytes) + " (3/4 of the " + gigabytes(m.bytes) + " this process may use: " + m.source + ")";
 }
-const MasterLimit& master_limit() {
-  static const MasterLimit limit = [] {
-    const auto m = memory_limit();
-    if (!m || kMemoryShare * m->bytes >= static_cast<double>(kMaxMasterBytes))
-      return MasterLimit{static_cast<double>(kMaxMasterBytes), std::to_string(kMaxMasterBytes >> 30) + " GiB", m, false};
-    return MasterLimit{kMemoryShare * m->bytes, share_text(*m), m, true};
-  }();
-  return limit;
+MasterLimit limit_of(const std::optional<MemoryLimit>& m) {
+  if (!m || kMemoryShare * m->bytes >= static_cast<double>(kMaxMasterBytes))
+    return MasterLimit{static_cast<double>(kMaxMasterBytes), std::to_string(kMaxMasterBytes >> 30) + " GiB", m, false};
+  return MasterLimit{kMemoryShare * m->bytes, share_text(*m), m, true};
+}
+const MasterLimit& master_limit(MemoryOf whose) {
+  static const MasterLimit process = limit_of(memory_limit(MemoryOf::this_process));
+  static const MasterLimit job = limit_of(memory_limit(MemoryOf::the_job));
+  return whose == MemoryOf::the_job ? job : process;
 }
 
 bool memory_fits(const PlanCost& c, double units) {
-  return master_bytes(c, units) <= master_limit().bytes;
+  return master_bytes(c, units) <= master_limit(c.memory).bytes;
 }
 
 bool fits(const PlanCost& c, double units) {
@@ -117,7 +118,7 @@ enum class Known { counted, estimated, more_than };
   else
     msg += std::string("; ") + (is_run(cost) ? "the master" : "nqueens count") + " would keep " + bound + gigabytes(master_bytes(cost, units)) + " for them (" +
            std::to_string(cost.bytes_per_unit) + " bytes per unit" +
-           (cost.shard_count > 1 ? " of its shard" : "") + "), over its limit of " + master_limit().text;
+           (cost.shard_count > 1 ? " of its shard" : "") + "), over its limit of " + master_limit(cost.memory).text;
   std::string remedies;
   for (int d = plan.depth() - 1; d >= 1; --d)
     if (passes(cost, by_depth[static_cast<std::size_t>(d - 1)])) {
@@ -137,7 +138,7 @@ enum class Known { counted, estimated, more_than };
         break;
       }
   }
-  if (!too_many && master_limit().by_memory)   // a job with more memory holds it too
+  if (!too_many && master_limit(cost.memory).by_memory)   // a job with more memory holds it too
     remedies += (remedies.empty() ? "" : " or ") + std::string("more memory (about ") +
                 gigabytes(memory_to_ask(master_bytes(cost, units))) + ")";
   throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
@@ -262,12 +263,13 @@ std::optional<MemoryLimit> memory_limit(const MemorySources& from) {
   return best;
 }
 
-std::optional<MemoryLimit> memory_limit() {
+std::optional<MemoryLimit> memory_limit(MemoryOf whose) {
   return memory_limit({[](const std::string& name) -> std::optional<std::string> {
                          const char* v = std::getenv(name.c_str());
                          return v ? std::optional<std::string>(v) : std::nullopt;
                        },
-                       [](const std::string& path) -> std::optional<std::string> {
+                       [whose](const std::string& path) -> std::optional<std::string> {
+                         if (whose == MemoryOf::the_job) return std::nullopt;   // no cgroup: this machine's
                          std::ifstream in(path);
                          if (!in) return std::nullopt;
                          std::ostringstream text;
@@ -279,7 +281,11 @@ std::optional<MemoryLimit> memory_limit() {
 PlanCost run_cost(int shard_count) { return {"run", sizeof(UnitTable::Outcome), 2, shard_count}; }
 PlanCost count_cost() { return {"count", sizeof(core::WorkUnit), 0, 1}; }
 
-PlanCost plan_only_cost() { return {"plan", 0, 0, 1}; }
+PlanCost planned_run_cost(int shard_count) {
+  PlanCost c = run_cost(shard_count);
+  c.memory = MemoryOf::the_job;
+  return c;
+}
 
 double memory_to_ask(double table_bytes) { return std::max(table_bytes / kMemoryShare, kMinJobBytes); }
 
@@ -296,7 +302,7 @@ std::string slurm_mem_option(double bytes) {
 
 void check_merge_memory(std::uint64_t units) {
   const TableMemory need = merge_memory(units);
-  const auto& memory = master_limit().memory;   // not the cap: the shards' masters kept to it, a merge may not
+  const auto& memory = master_limit(MemoryOf::this_process).memory;   // not the cap: the shards' masters kept to it, a merge may not
   if (!memory || need.table <= kMemoryShare * memory->bytes) return;
   throw ExitError(kUsage, "merge: the job's " + with_commas(units) + " units take about " + gigabytes(need.table) +
                               " in its table (" + std::to_string(run_cost(1).bytes_per_unit) +
@@ -316,16 +322,12 @@ void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t u
      << core::to_string(p.symmetry) << ": " << with_commas(units) << " work units";
   if (!p.shard.whole()) os << "; shard " << core::to_string(p.shard) << ": " << with_commas(mine) << " of them";
   os << "\n";
-  const PlanCost cost = run_cost(p.shard.count);
+  const PlanCost cost = planned_run_cost(p.shard.count);
   const TableMemory master = master_memory(units, p.shard.count);
   os << "master   keeps about " << gigabytes(master.table) << " for its units (" << cost.bytes_per_unit << " bytes a unit"
-     << (p.shard.whole() ? "" : " of its shard") << ", " << cost.bits_per_plan_unit
-     << " bits a unit of the plan): give its rank about " << gigabytes(master.ask) << " ("
+     << (p.shard.whole() ? "" : " of its shard") << ", " << cost.bits_per_plan_unit << " bits a unit of the plan), within "
+     << "its limit of " << master_limit(cost.memory).text << ": give its rank about " << gigabytes(master.ask) << " ("
      << slurm_mem_option(master.ask) << " where it is alone on its node)\n";
-  os << "here     a master may keep " << master_limit().text << " on this machine: "
-     << (memory_fits(cost, static_cast<double>(units)) ? "it fits"
-                                                       : "it does not fit (here the run is refused: use --shard or more memory)")
-     << "\n";
   if (!p.shard.whole()) {
     const TableMemory merge = merge_memory(units);
     os << "merge    of the " << p.shard.count << " shards keeps about " << gigabytes(merge.table)

@@ -38,7 +38,11 @@ struct MemorySources {
   std::function<std::optional<std::string>(const std::string&)> env, file;
 };
 std::optional<MemoryLimit> memory_limit(const MemorySources& from);
-std::optional<MemoryLimit> memory_limit();   // this process's environment and /proc, /sys
+// Whose memory limits a master's tables: this process's (Slurm's variables and the memory cgroup),
+// or the job's alone (Slurm's variables: `run --dry-run` plans a job on another machine than
+// the one it runs on, e.g. a login node, whose own limits say nothing of the job's).
+enum class MemoryOf { this_process, the_job };
+std::optional<MemoryLimit> memory_limit(MemoryOf whose = MemoryOf::this_process);   // the environment, /proc and /sys
 // The share of that memory the master's per-unit tables may take: the rest is for the process
 // itself, its HDF5 and journal buffers, and the worker ranks on its node.
 inline constexpr double kMemoryShare = 0.75;
@@ -49,6 +53,7 @@ struct PlanCost {
   std::uint64_t bytes_per_unit;      // per unit of this master's shard
   std::uint64_t bits_per_plan_unit;  // bit tables over the whole plan
   int shard_count = 1;
+  MemoryOf memory = MemoryOf::this_process;   // whose memory limits the tables, below kMaxMasterBytes
 };
 // `run`'s master: a UnitTable::Outcome per unit of its shard (sizeof: 40 bytes), and at most 2
 // bits per unit of the plan: the table's done bit (per unit of the shard) and another while it
@@ -57,9 +62,8 @@ PlanCost run_cost(int shard_count);
 // `count`: the vector of core::WorkUnit it hands to its threads.
 PlanCost count_cost();
 
-// The limits of the plan alone, whatever this machine's memory: `run --dry-run` plans a job for
-// another machine (a cluster's node, from a login node).
-PlanCost plan_only_cost();
+// `run --dry-run`: run_cost within the job's memory (MemoryOf::the_job).
+PlanCost planned_run_cost(int shard_count);
 
 // The memory a process keeping `table_bytes` of per-unit tables should be given: the table is at
 // most kMemoryShare of it, and it is at least kMinJobBytes (the process itself, its HDF5 and
@@ -140,9 +144,8 @@ std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost
 int run_depth(const core::JobParams& p, const core::StopFn& stop);
 
 // `run --dry-run`'s report on stdout: the plan of `p` (its depth chosen) and its `units`, then
-// what a run needs: its master's memory and, for a shard, the merge's (what to ask the scheduler
-// for), and the disk beside `out`. Whether the master fits this machine's memory is a line of
-// its own, not a refusal: a job is usually planned on another machine than the one it runs on.
+// what a run needs: its master's memory (and its limit in the job: planned_run_cost) and, for a
+// shard, the merge's (what to ask the scheduler for), and the disk beside `out`.
 void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out);
 
 }  // namespace nq::app

@@ -608,7 +608,7 @@ int dry_run(JobConfig config) {
   core::JobParams& p = config.params;
   p.depth = run_depth(p, {});
   const core::UnitPlan plan(p.n, p.depth, p.symmetry);
-  print_run_needs(std::cout, p, checked_plan_units(plan, p, plan_only_cost(), {}), config.out);
+  print_run_needs(std::cout, p, checked_plan_units(plan, p, planned_run_cost(p.shard.count), {}), config.out);
   std::cerr << "nqueens: nothing was run or written (--dry-run)\n";
   return kOk;
 }

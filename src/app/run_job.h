@@ -18,10 +18,11 @@ struct RunEnd {
   bool abort_job = false;
 };
 
-// `run --dry-run`: checks the configuration and the plan's limits as a run does, except the
-// memory of this machine (the job is planned for another), counts the plan's units and prints
-// what the run needs (print_run_needs). Starts no MPI and touches no file. Returns the exit code;
-// throws ExitError as a run would.
+// `run --dry-run`: checks the configuration and the plan's limits as a run does, within the job's
+// memory as Slurm's variables give it (not this machine's cgroup: the job is planned on another
+// machine; without them, the 16 GiB cap), counts the plan's units and prints what the run needs
+// (print_run_needs). Starts no MPI and touches no file. Returns the exit code; throws ExitError
+// as a run would.
 int dry_run(JobConfig config);
 
 // An exception that escapes leaves the job's ranks out of step: the caller must end the job

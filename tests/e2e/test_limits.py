@@ -164,13 +164,13 @@ def test_a_dry_run_counts_the_plan_and_touches_nothing_and_the_run_then_finds_it
     assert not (workdir / "other").exists()
 
 
-def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_whatever_this_machines_memory(workdir):
+def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_what_the_job_would(workdir):
     """N = 27's default plan in 4 shards: each master keeps 40 bytes a unit of its shard and 2 bits a unit of
     the plan, the merge 40 bytes and 2 bits a unit of the whole job (6.6 GB); the dry run names the --mem
-    for each (what slurm/submit gives the merge job). A plan for another machine: with 2000 MB here (as a
-    login node may allow) it is not refused, only said not to fit here; a plan over the per-plan limit is."""
-    p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=120, check=0, cwd=workdir,
-            extra_env={"SLURM_MEM_PER_NODE": "2000"})
+    for each (what slurm/submit gives the merge job). It judges the job's memory as the job will (Slurm's
+    variables: what --mem asked for) and the 16 GiB cap, not this machine's cgroup (it plans a job for
+    another machine), and refuses what the run would, with the run's message."""
+    p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=120, check=0, cwd=workdir)
     lines = needs(p.stdout)
     m = re.fullmatch(r"N = 27, count mode, depth (\d+), symmetry full: ([\d,]+) work units; shard 0/4: ([\d,]+) of them",
                      lines["plan"])
@@ -178,16 +178,28 @@ def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_whatever_this
     units, mine = int(m.group(2).replace(",", "")), int(m.group(3).replace(",", ""))
     assert mine == (units + 3) // 4 and units > 1.6e8   # ids 0, 4, 8, ...
     master, merge = 40 * mine + math.ceil(units * 2 / 8), 40 * units + math.ceil(units * 2 / 8)
-    assert lines["master"].endswith(f"({to_ask(master)} where it is alone on its node)"), lines["master"]
+    assert lines["master"].endswith(f"within its limit of 16 GiB: give its rank about {max(master / 0.75, 2 ** 30) / 1e9:.1f} "
+                                    f"GB ({to_ask(master)} where it is alone on its node)"), lines["master"]
     assert lines["merge"] == (f"of the 4 shards keeps about {merge / 1e9:.1f} GB for the job's units: give it about "
                               f"{merge / 0.75 / 1e9:.1f} GB ({to_ask(merge)})"), lines["merge"]
-    assert "a master may keep 1.6 GB (3/4 of the 2.1 GB this process may use: SLURM_MEM_PER_NODE)" in lines["here"]
-    assert "it does not fit" in lines["here"] and not (workdir / "results").exists()
+    assert not (workdir / "results").exists()
     # Unsharded: no merge line; a small table is given 1 GiB.
     lines = needs(run(["run", "--n", 10, "--dry-run"], check=0, cwd=workdir).stdout)
     assert "merge" not in lines and lines["master"].endswith("(--mem=1024M where it is alone on its node)"), lines
-    p = run(["run", "--n", 26, "--depth", 22, "--dry-run"], timeout=60, cwd=workdir)
-    assert p.returncode == EXIT["usage"] and REFUSAL.search(p.stderr) and p.stdout == "", p.stderr
+    # Refused as the run is: within a job's 2000 MB (the run's own message: a depth, shards, memory); over the
+    # 16 GiB cap on any machine (N = 31); over the units per plan.
+    for args, extra, needle in [
+            (["--n", 27], {"SLURM_MEM_PER_NODE": "2000"}, "over its limit of 1.6 GB (3/4 of the 2.1 GB this process may "
+                                                          "use: SLURM_MEM_PER_NODE): use --depth 3 "),
+            (["--n", 31], {}, "over its limit of 16 GiB: use --depth 3 "),
+            (["--n", 26, "--depth", 22], {}, "over the limit of 1,073,741,824 (2^30) per plan")]:
+        p = run(["run", *args, "--dry-run"], timeout=60, cwd=workdir, extra_env=extra)
+        assert p.returncode == EXIT["usage"] and REFUSAL.search(p.stderr) and needle in p.stderr, p.stderr
+        assert p.stdout == "" and not (workdir / "results").exists()
+    # The same 2000 MB as SLURM_MEM_PER_CPU x SLURM_CPUS_ON_NODE, 4 shards: 1.7 GB a master, refused too.
+    p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=60, cwd=workdir,
+            extra_env={"SLURM_MEM_PER_CPU": "1000", "SLURM_CPUS_ON_NODE": "2"})
+    assert p.returncode == EXIT["usage"] and "use --depth 3 " in p.stderr and "or --shard i/5 " in p.stderr, p.stderr
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

@@ -486,19 +486,23 @@ def test_a_job_whose_master_would_outgrow_its_memory_is_refused_at_its_start(clu
     """sbatch --mem sets the job's memory (SLURM_MEM_PER_NODE): N = 27's default plan keeps
     6.6 GB on its master, so with --mem=2000 the job fails at once with exit 2 and says what
     fits, instead of meeting the OOM killer days in (this test cluster does not enforce memory;
-    nqueens keeps to what the job asked for all the same)."""
+    nqueens keeps to what the job asked for all the same). slurm/submit refuses the same job
+    before it queues it, with the same message."""
     job = write_job(workdir, "n27.toml", n=27, mode="count", out="results/n27.h5")
+    refusal = (r"over its limit of 1.6 GB \(3/4 of the 2.1 GB this process may use: SLURM_MEM_PER_NODE\): "
+               r"use --depth 3 \([^)]*\) or --shard i/5 \(5 masters")
+    res = run(["sbatch", "--wait", "--parsable", "-c", "1", "--time=5", "--mem=2000", str(SLURM / "nqueens.sbatch"),
+               str(job)], cwd=workdir, env=env, timeout=180)
+    jid = res.stdout.strip().split(";")[0]
+    jobs.append(jid)
+    assert res.returncode == 2, res.stdout + res.stderr   # nqueens's usage error (docs/usage.md)
+    log = log_text(workdir / f"nqueens-{jid}.out")
+    assert re.search(refusal, log) and "nqueens exited with code 2" in log, log
+    assert not (workdir / "results" / "n27.h5").exists()
     res = run([str(SLURM / "submit"), str(job), "--wait", "-c", "1", "--time=5", "--mem=2000"], cwd=workdir,
               env=env, timeout=180)
-    jid = [line.split()[1] for line in res.stdout.splitlines() if line.startswith("job ")]
-    jobs.extend(jid)
-    assert res.returncode == 2, res.stdout + res.stderr   # nqueens's usage error (docs/usage.md)
-    assert f"submit: job {jid[0]} ended FAILED, exit code 2" in res.stderr, res.stderr
-    (log_path,) = [line.split(" ", 1)[1] for line in res.stdout.splitlines() if line.startswith("log ")]
-    log = log_text(log_path)
-    assert re.search(r"over its limit of 1.6 GB \(3/4 of the 2.1 GB this process may use: SLURM_MEM_PER_NODE\): "
-                     r"use --depth 3 \([^)]*\) or --shard i/5 \(5 masters", log), log
-    assert not (workdir / "results" / "n27.h5").exists()
+    assert res.returncode == 2 and re.search(refusal, res.stderr), res.stdout + res.stderr
+    assert "nothing was queued" in res.stderr and not res.stdout and "+ sbatch" not in res.stderr, res.stderr
 
 
 def test_submit_fills_resources_and_user_options_win(tmp_path):
@@ -606,8 +610,9 @@ def test_submit_gives_the_merge_its_own_time_and_the_shards_cpus(tmp_path):
 def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_queuing(tmp_path, env):
     """slurm/submit runs `nqueens run --dry-run` before it queues anything: the merge of N = 27's 4
     shards keeps 40 bytes and 2 bits a unit of the whole job (6.6 GB), so it gets a --mem of 4/3 of that
-    (the user's --mem is the shards'; --merge-mem sets it). Without that the merge kept the shards'
-    memory and, days later, was refused or killed. A plan nqueens refuses is refused here, nothing queued."""
+    (--merge-mem sets it; the user's --mem is the shards'). Without that the merge kept the shards'
+    memory and, days later, was refused or killed. A job nqueens refuses (its plan, or its master
+    within the user's --mem) is refused here, nothing queued."""
     job = write_job(tmp_path, "n27.toml", n=27, mode="count", threads=8)
 
     def submit(*args, code=0, bin_env=env):
@@ -615,19 +620,22 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
         assert res.returncode == code, res.stderr
         return res.stderr, [l for l in res.stderr.splitlines() if l.startswith("+ ")]
 
-    err, (shards, merge) = submit("--shards", "4", "--mem=2G")
+    err, (shards, merge) = submit("--shards", "4", "--mem=3G")
     units = int(re.search(r"^submit: plan +N = 27, count mode, depth \d+, symmetry full: ([\d,]+) work units; "
                           r"shard 0/4: ", err, re.M).group(1).replace(",", ""))
     table = 40 * units + math.ceil(units * 2 / 8)
-    assert f" --mem={math.ceil(table / 0.75 / 2 ** 20)}M " in merge and "2G" not in merge, merge
-    assert " --mem=2G " in shards and "--dry-run" not in shards, shards
-    _, (_, merge) = submit("--shards", "4", "--mem=2G", "--merge-mem", "20G")
+    assert f" --mem={math.ceil(table / 0.75 / 2 ** 20)}M " in merge and "3G" not in merge, merge
+    assert " --mem=3G " in shards and "--dry-run" not in shards, shards
+    _, (_, merge) = submit("--shards", "4", "--mem=3G", "--merge-mem", "20G")
     assert " --mem=20G " in merge and merge.count("--mem") == 1, merge
     err, _ = submit("--shards", "4", "--merge-mem=20 GB", code=2)
     assert "--merge-mem must be a whole number with an optional unit" in err, err
     # A binary that says nothing (here: /bin/true): warned, and the merge keeps the user's memory.
-    err, (_, merge) = submit("--shards", "4", "--mem=2G", bin_env=dict(env, NQUEENS_BIN="/bin/true"))
-    assert "did not say what the job needs" in err and " --mem=2G " in merge, err
+    err, (_, merge) = submit("--shards", "4", "--mem=3G", bin_env=dict(env, NQUEENS_BIN="/bin/true"))
+    assert "did not say what the job needs" in err and " --mem=3G " in merge, err
+    # The job's --mem, as the job will see it: 2 GB cannot hold a shard's 1.7 GB table (3/4 of it may).
+    err, cmds = submit("--shards", "4", "--mem=2G", code=2)
+    assert "or --shard i/5 (5 masters" in err and "submit's --shards K" in err and not cmds, err
     err, cmds = submit("--", "--depth", "22", code=2)
     assert re.search(r"nqueens: error: the plan \(N = 27, depth 22, symmetry full\) has about [\d.e+]+ work units, "
                      r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
