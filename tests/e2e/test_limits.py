@@ -196,6 +196,8 @@ def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_w
         p = run(["run", *args, "--dry-run"], timeout=60, cwd=workdir, extra_env=extra)
         assert p.returncode == EXIT["usage"] and REFUSAL.search(p.stderr) and needle in p.stderr, p.stderr
         assert p.stdout == "" and not (workdir / "results").exists()
+    p = run(["run", "--n", 20, "--mode", "boards", "--depth", 1, "--dry-run"], timeout=60, cwd=workdir)
+    assert p.returncode == EXIT["usage"] and BOARDS_REFUSAL.search(p.stderr) and p.stdout == "", p.stderr
     # The same 2000 MB as SLURM_MEM_PER_CPU x SLURM_CPUS_ON_NODE, 4 shards: 1.7 GB a master, refused too.
     p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=60, cwd=workdir,
             extra_env={"SLURM_MEM_PER_CPU": "1000", "SLURM_CPUS_ON_NODE": "2"})
