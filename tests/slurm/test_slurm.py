@@ -505,6 +505,27 @@ def test_a_job_whose_master_would_outgrow_its_memory_is_refused_at_its_start(clu
     assert "nothing was queued" in res.stderr and not res.stdout and "+ sbatch" not in res.stderr, res.stderr
 
 
+def test_the_hidden_files_a_killed_job_left_are_removed_by_the_next_job_once_slurm_forgets_it(cluster, env, workdir,
+                                                                                               jobs):
+    """A job killed outright (SIGKILL skips the script's EXIT trap; a lost node) left its hidden
+    .nqueens-JOBID.status and .idle in the working directory for ever. The next job there removes
+    those of jobs Slurm no longer lists (never known, or ended), and keeps those of a job still
+    queued (a requeued job needs its .idle) and any name that is not a job's."""
+    ended = sbatch(["--wait", "-n", "1", "-c", "1", "--time=5", "--wrap", "true"], workdir, env, jobs)
+    held = sbatch(["--hold", "-n", "1", "-c", "1", "--time=5", "--wrap", "true"], workdir, env, jobs)
+    gone = [workdir / ".nqueens-999990.status", workdir / ".nqueens-999991.idle", workdir / f".nqueens-{ended}.status"]
+    kept = [workdir / f".nqueens-{held}.idle", workdir / f".nqueens-{held}.status", workdir / ".nqueens-1x.status"]
+    for f in gone + kept:
+        f.write_text("launched, no exit code yet\n")
+    job = write_job(workdir, "n8.toml", n=8, mode="count", out="results/n8.h5")
+    code, _, log = sbatch_wait(workdir, env, jobs, job)
+    assert code == 0 and "nqueens exited with code 0" in log, log
+    removed = re.findall(r"removed (\S+) \(left by job (\d+), which has ended\)", log)
+    assert sorted(removed) == sorted((str(f), f.name.split("-")[1].split(".")[0]) for f in gone), log
+    assert not any(f.exists() for f in gone) and all(f.exists() for f in kept)
+    assert_complete(workdir / "results" / "n8.h5", 8)
+
+
 def test_submit_fills_resources_and_user_options_win(tmp_path):
     """slurm/submit --dry-run: defaults from the job file, user options replace them."""
     job = write_job(tmp_path, "j.toml", n=18, mode="count", out="results/x.h5", threads=2,
