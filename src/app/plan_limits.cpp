@@ -37,6 +37,11 @@ std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte
   return buf;
 }
 
+// Memory a remedy names: rounded up, so that giving what it says is enough ("8.9 GB" for 8.82).
+std::string gigabytes_at_least(double bytes) {
+  return gigabytes(bytes < 1e9 ? std::ceil(bytes / 1e6) * 1e6 : std::ceil(bytes / 1e8) * 1e8);
+}
+
 // The bytes the master's per-unit tables may take in this process, and how a refusal names them.
 struct MasterLimit {
   double bytes = 0;
@@ -125,10 +130,14 @@ enum class Known { counted, estimated, more_than };
       remedies = "--depth " + std::to_string(d) + " (" + units_text(by_depth[static_cast<std::size_t>(d - 1)]) + " units)";
       break;
     }
+  // The units the remedies are sized for, so that following one is enough: the exact count, else
+  // the estimate with its margin (a count that stopped past the limit is only a lower bound: the
+  // memory named from it fell short, N = 27's shard 0/4 in 2 GiB was told "about 2.1 GB" and needs
+  // 2.25).
+  const core::SizeEstimate& e = by_depth.back();
+  const double need = known == Known::counted ? units : std::max(units, e.units * margin(e));
   if (units <= static_cast<double>(kMaxPlanUnits) && is_run(cost)) {
-    // Enough shards for the plan's units as far as known (with the estimate's margin).
-    const core::SizeEstimate& e = by_depth.back();
-    const double need = known == Known::counted ? units : std::max(units, e.units * margin(e));
+    // Enough shards for those units.
     PlanCost sharded = cost;
     for (sharded.shard_count = cost.shard_count + 1; sharded.shard_count <= (1 << 20); ++sharded.shard_count)
       if (memory_fits(sharded, need)) {
@@ -139,8 +148,8 @@ enum class Known { counted, estimated, more_than };
       }
   }
   if (!too_many && master_limit(cost.memory).by_memory)   // a job with more memory holds it too
-    remedies += (remedies.empty() ? "" : " or ") + std::string("more memory (about ") +
-                gigabytes(memory_to_ask(master_bytes(cost, units))) + ")";
+    remedies += (remedies.empty() ? "" : " or ") + std::string("more memory (at least ") +
+                gigabytes_at_least(memory_to_ask(master_bytes(cost, need))) + ")";
   throw ExitError(kUsage, msg + (remedies.empty() ? "" : ": use " + remedies));
 }
 
@@ -307,7 +316,7 @@ void check_merge_memory(std::uint64_t units) {
   throw ExitError(kUsage, "merge: the job's " + with_commas(units) + " units take about " + gigabytes(need.table) +
                               " in its table (" + std::to_string(run_cost(1).bytes_per_unit) +
                               " bytes per unit), over its limit of " + share_text(*memory) +
-                              ": run the merge with more memory (about " + gigabytes(need.ask) + ")");
+                              ": run the merge with more memory (at least " + gigabytes_at_least(need.ask) + ")");
 }
 
 int run_depth(const core::JobParams& p, const core::StopFn& stop) {
