@@ -30,9 +30,10 @@ double master_bytes(const PlanCost& c, double units) {
          std::ceil(units * static_cast<double>(c.bits_per_plan_unit) / 8);
 }
 
-std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte
+std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte, "66 kB" under a megabyte
   char buf[32];
-  if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
+  if (bytes < 1e6) std::snprintf(buf, sizeof buf, "%.0f kB", bytes / 1e3);
+  else if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
   else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
   return buf;
 }

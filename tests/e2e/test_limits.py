@@ -132,7 +132,7 @@ def test_merge_refuses_a_job_whose_table_exceeds_its_memory(workdir):
     p = run(["merge", out] + shards, extra_env={"SLURM_MEM_PER_NODE": "1"})
     assert p.returncode == EXIT["usage"], p.stderr
     assert re.search(r"merge: the job's 27,030 units take about 1 MB in its table \(40 bytes per unit\), over its limit "
-                     r"of 1 MB \(3/4 of the 1 MB this process may use: SLURM_MEM_PER_NODE\): run the merge with more "
+                     r"of 786 kB \(3/4 of the 1 MB this process may use: SLURM_MEM_PER_NODE\): run the merge with more "
                      r"memory \(at least 1.1 GB\)", p.stderr), p.stderr   # (at least 1 GiB: the process itself)
     assert not out.exists()
     run(["merge", out] + shards, extra_env={"SLURM_MEM_PER_NODE": "2"}, check=0)

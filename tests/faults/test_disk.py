@@ -107,8 +107,8 @@ def test_disk_full_mid_run_is_an_io_error_and_the_rerun_resumes(workdir, rng, mo
     injected(f"disk full (ENOSPC) while writing the {phase}")
     assert_io_error_kept_journal(p.returncode, p.stderr, "No space left on device")
     if phase == "journal":   # told at the start, from the plan's estimate (app::disk_shortfall)
-        assert re.search(rf"nqueens: warning: this run needs about [\d.]+ [MG]B more in {re.escape(str(fs))} \(its "
-                         r"journal, .* and it has [\d.]+ [MG]B free: when the disk fills, the run stops \(exit 4\)", p.stderr), p.stderr
+        assert re.search(rf"nqueens: warning: this run needs about [\d.]+ [kMG]B more in {re.escape(str(fs))} \(its "
+                         r"journal, .* and it has [\d.]+ [kMG]B free: when the disk fills, the run stops \(exit 4\)", p.stderr), p.stderr
     assert not temp_files(out)                  # no half-written result file left on the full disk
     if out.exists():
         assert readable_result(out)["status"] == "partial"
