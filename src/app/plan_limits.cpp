@@ -14,6 +14,25 @@
 
 namespace nq::app {
 namespace fs = std::filesystem;
+
+std::string gigabytes(double bytes) {
+  char buf[32];
+  if (bytes < 1e6) std::snprintf(buf, sizeof buf, "%.0f kB", bytes / 1e3);
+  else if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+std::string with_commas(std::uint64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
+    s.push_back(digits[i]);
+  }
+  return s;
+}
+
 namespace {
 
 // How far above the estimate the exact count may be: five of its standard errors, at least 5 %
@@ -28,14 +47,6 @@ constexpr double kAnnounceUnits = 2e7;
 double master_bytes(const PlanCost& c, double units) {
   return std::ceil(units / c.shard_count) * static_cast<double>(c.bytes_per_unit) +
          std::ceil(units * static_cast<double>(c.bits_per_plan_unit) / 8);
-}
-
-std::string gigabytes(double bytes) {   // "78.5 GB"; "420 MB" under a gigabyte, "66 kB" under a megabyte
-  char buf[32];
-  if (bytes < 1e6) std::snprintf(buf, sizeof buf, "%.0f kB", bytes / 1e3);
-  else if (bytes < 1e9) std::snprintf(buf, sizeof buf, "%.0f MB", bytes / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
-  return buf;
 }
 
 // Memory a remedy names: rounded up, so that giving what it says is enough ("8.9 GB" for 8.82).
@@ -89,15 +100,6 @@ bool passes(const PlanCost& c, const core::SizeEstimate& e) {
   return fits(c, e.units * margin(e));
 }
 
-std::string with_commas(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s.push_back(',');
-    s.push_back(digits[i]);
-  }
-  return s;
-}
 
 std::string units_text(const core::SizeEstimate& e) {
   if (e.exact || e.units < 1e6) return (e.exact ? "" : "about ") + with_commas(static_cast<std::uint64_t>(std::llround(e.units)));
@@ -197,9 +199,9 @@ DiskNeed disk_need(const core::JobParams& params, std::uint64_t units_total, std
 
 std::optional<std::string> disk_shortfall(const DiskNeed& need, double journal_now, double available,
                                           const std::string& dir) {
-  const double journal_more = std::max(0.0, need.journal - journal_now);
-  if (journal_more + need.file <= available) return std::nullopt;
-  return "this run needs about " + gigabytes(journal_more + need.file) + " more in " + dir + " (its journal, " +
+  const double more = need.still_to_add(journal_now);
+  if (more <= available) return std::nullopt;
+  return "this run needs about " + gigabytes(more) + " more in " + dir + " (its journal, " +
          gigabytes(need.journal) + " when complete, stays until the result file, " + gigabytes(need.file) +
          ", is written), and it has " + gigabytes(available) +
          " free: when the disk fills, the run stops (exit 4) with its finished units kept; make room and rerun the same command to resume";
@@ -326,7 +328,8 @@ int run_depth(const core::JobParams& p, const core::StopFn& stop) {
                          : core::default_run_depth(p.n, p.symmetry, stop);
 }
 
-void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out) {
+void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out,
+                     double journal_now) {
   const std::uint64_t mine = p.shard.size(units);
   os << "plan     N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth << ", symmetry "
      << core::to_string(p.symmetry) << ": " << with_commas(units) << " work units";
@@ -348,11 +351,13 @@ void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t u
   fs::path dir = fs::absolute(fs::path(out), ec).parent_path();
   while (!ec && dir.has_relative_path() && !fs::exists(dir, ec)) dir = dir.parent_path();   // the run creates the rest
   const auto space = fs::space(dir, ec);
+  const double more = disk.still_to_add(journal_now);
   os << "disk     about " << gigabytes(disk.journal + disk.file) << " beside " << out << " (its journal grows to "
      << gigabytes(disk.journal) << " and stays until the result file, " << gigabytes(disk.file) << ", is written)";
+  if (journal_now > 0) os << ", " << gigabytes(more) << " more than now";
   if (!ec) {
     os << "; " << gigabytes(static_cast<double>(space.available)) << " free in " << dir.string();
-    if (disk.journal + disk.file > static_cast<double>(space.available))
+    if (more > static_cast<double>(space.available))
       os << ": not enough (a run stops when the disk fills, exit 4, with its finished units kept)";
   }
   os << "\n";

@@ -2,6 +2,7 @@
 // touch a file: a plan that cannot run is refused up front (exit 2, naming a depth that works
 // and, for `run`, a --shard count), not after minutes of enumeration or an out-of-memory kill.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -109,6 +110,8 @@ double mean_unit_board_bytes(int n, core::BoardSet set, core::Symmetry symmetry,
 // removed only after the file is in place. For the `units` of a shard.
 struct DiskNeed {
   double journal = 0, file = 0;
+  // What a run still adds where its journal already holds `journal_now` bytes.
+  double still_to_add(double journal_now) const { return std::max(0.0, journal - journal_now) + file; }
 };
 // Bytes a board in result files, rounded up from the measured 3.2-3.4 (all) and 4.5-4.9 (class)
 // at N = 16-19 (docs/performance.md).
@@ -145,7 +148,14 @@ int run_depth(const core::JobParams& p, const core::StopFn& stop);
 
 // `run --dry-run`'s report on stdout: the plan of `p` (its depth chosen) and its `units`, then
 // what a run needs: its master's memory (and its limit in the job: planned_run_cost) and, for a
-// shard, the merge's (what to ask the scheduler for), and the disk beside `out`.
-void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out);
+// shard, the merge's (what to ask the scheduler for), and the disk beside `out`, where the
+// journal the run resumes already holds `journal_now` bytes.
+void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t units, const std::string& out,
+                     double journal_now);
+
+// How the limits' messages write sizes ("78.5 GB"; "420 MB" under a gigabyte, "66 kB" under a
+// megabyte) and counts ("164,432,215").
+std::string gigabytes(double bytes);
+std::string with_commas(std::uint64_t v);
 
 }  // namespace nq::app

@@ -151,6 +151,41 @@ struct AlreadyComplete {
   std::string message;
 };
 
+// OUT as it stands before a run, judged as the run judges it: nullopt where there is none.
+// Throws ExitError where OUT is a directory (kIoError), is not an nqueens result file, or holds a
+// complete result that neither --force (recompute it) nor --skip-complete (take it as done) lets
+// the run take (kRefused). A run reads it before its plan is counted (a finished job is refused
+// at once) and again under the journal's lock (another run of the job may have finished it
+// meanwhile); `run --dry-run` reads it too.
+std::optional<store::RunInfo> previous_result(const JobConfig& c) {
+  std::error_code ec;
+  if (fs::is_directory(fs::path(c.out), ec))
+    throw ExitError(kIoError, "output " + c.out + " is a directory; give a file path with --out");
+  if (!fs::exists(fs::path(c.out), ec)) return std::nullopt;
+  auto previous = read_result_info(c.out);   // throws ExitError(kRefused) if foreign
+  if (previous.status == store::Status::complete && !c.force && !c.skip_complete)
+    throw ExitError(kRefused, c.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
+                                  ", total " + core::to_decimal(previous.total) +
+                                  "); pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
+  return previous;
+}
+
+// --skip-complete and OUT `complete`, the parameters final (the depth chosen): throws
+// AlreadyComplete for this job's verified result, ExitError(kRefused) for any other.
+[[noreturn]] void judge_complete(const JobConfig& c, const store::RunInfo& complete) {
+  const auto diffs = core::differences(complete.params, c.params);
+  if (!diffs.empty()) {
+    throw ExitError(kRefused, c.out + " already holds a complete result of other parameters (" +
+                                  core::describe(diffs, "there", "here") +
+                                  "); --skip-complete takes only this job's as done: choose another --out");
+  }
+  if (complete.matches_known == core::KnownMatch::mismatch)
+    throw ExitError(kRefused, c.out + " holds a complete result of this job that contradicts the published counts "
+                                  "(matches_known = no): --skip-complete does not take it as done; pass --force to recompute it");
+  throw AlreadyComplete{c.out + " already holds the complete result of this job (total " +
+                        core::to_decimal(complete.total) + "): nothing to do (--skip-complete)"};
+}
+
 // Everything rank 0 holds during a run.
 class MasterSession : public cluster::MasterHooks {
  public:
@@ -183,10 +218,9 @@ class MasterSession : public cluster::MasterHooks {
                                                const store::Journal::RecoveredFn& on_recovered) const;
   // A record the journal holds from an earlier run, into the table (its unit's result is kept).
   void recover(const store::UnitRecord& r, const std::string& journal_path);
+  // OUT as it is (previous_result): a complete one to judge (--skip-complete) kept in complete_, a
+  // partial one's wall time and start carried on.
   void check_previous_result();
-  // --skip-complete, OUT complete (complete_) and the parameters final: throws AlreadyComplete
-  // for this job's verified result, ExitError(kRefused) for any other.
-  [[noreturn]] void judge_complete() const;
   // The end of the run: gathers the facts, writes the result file, lets decide_totals and
   // decide_ending (app/run_end.h) decide, and reports. Returns the exit code.
   int finish(const cluster::JobOutcome& outcome, double seconds);
@@ -226,52 +260,27 @@ proto::JobSpec MasterSession::prepare() {
   }
 }
 
-// OUT as it is: refused if foreign, or complete without --force; a partial file's wall time and
-// start carry on. Read before the plan is counted (a finished job is refused at once) and again
-// under the journal's lock (another run of the job may have finished it meanwhile).
 void MasterSession::check_previous_result() {
-  std::error_code ec;
-  if (!fs::exists(fs::path(c_.out), ec)) return;
-  const auto previous = read_result_info(c_.out);   // throws ExitError(kRefused) if foreign
-  if (previous.status == store::Status::complete && c_.skip_complete) {
+  const auto previous = previous_result(c_);
+  if (!previous) return;
+  if (previous->status == store::Status::complete && c_.skip_complete) {
     complete_ = previous;
-    if (c_.params.depth) judge_complete();   // else once prepare_plan has chosen the depth
+    if (c_.params.depth) judge_complete(c_, *complete_);   // else once prepare_plan has chosen the depth
     return;
   }
-  if (previous.status == store::Status::complete && !c_.force)
-    throw ExitError(kRefused, c_.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
-                                  ", total " + core::to_decimal(previous.total) +
-                                  "); pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
-  if (previous.status == store::Status::partial && !c_.force) {
-    previous_wall_ = previous.wall_seconds;
-    start_time_ = previous.start_time;
+  if (previous->status == store::Status::partial && !c_.force) {   // its wall time and start carry on
+    previous_wall_ = previous->wall_seconds;
+    start_time_ = previous->start_time;
   }
-}
-
-void MasterSession::judge_complete() const {
-  const auto diffs = core::differences(complete_->params, c_.params);
-  if (!diffs.empty()) {
-    throw ExitError(kRefused, c_.out + " already holds a complete result of other parameters (" +
-                                  core::describe(diffs, "there", "here") +
-                                  "); --skip-complete takes only this job's as done: choose another --out");
-  }
-  if (complete_->matches_known == core::KnownMatch::mismatch)
-    throw ExitError(kRefused, c_.out + " holds a complete result of this job that contradicts the published counts "
-                                  "(matches_known = no): --skip-complete does not take it as done; pass --force to recompute it");
-  throw AlreadyComplete{c_.out + " already holds the complete result of this job (total " +
-                        core::to_decimal(complete_->total) + "): nothing to do (--skip-complete)"};
 }
 
 void MasterSession::prepare_plan() {
-  std::error_code ec;
-  if (fs::is_directory(fs::path(c_.out), ec))
-    throw ExitError(kIoError, "output " + c_.out + " is a directory; give a file path with --out");
   check_previous_result();
   // The plan before any file is created or changed: one that cannot run is refused here.
   const auto stop = stop_on_signal();
   core::JobParams& p = c_.params;
   p.depth = run_depth(p, stop);
-  if (complete_) judge_complete();
+  if (complete_) judge_complete(c_, *complete_);
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_units(*plan_, p, run_cost(p.shard.count), stop);
   units_in_shard_ = p.shard.size(units_total_);
@@ -608,10 +617,44 @@ int dry_run(JobConfig config) {
   for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
     if (const char* r = std::getenv(rank); r && std::string(r) != "0") return kOk;
   finalize_config(config);
+  const auto previous = previous_result(config);   // refused as the run refuses it
   core::JobParams& p = config.params;
   p.depth = run_depth(p, {});
+  std::optional<std::string> done;   // --skip-complete, and OUT holds this job's result
+  if (previous && previous->status == store::Status::complete && !config.force) try {
+      judge_complete(config, *previous);
+    } catch (const AlreadyComplete& d) {
+      done = d.message;
+    }
   const core::UnitPlan plan(p.n, p.depth, p.symmetry);
-  print_run_needs(std::cout, p, checked_plan_units(plan, p, planned_run_cost(p.shard.count), {}), config.out);
+  const std::uint64_t units = checked_plan_units(plan, p, planned_run_cost(p.shard.count), {});
+  const std::string journal = config.out + ".journal";
+  std::error_code ec;
+  const std::uintmax_t size = fs::is_regular_file(journal, ec) ? fs::file_size(journal, ec) : 0;
+  const double journal_bytes = ec ? 0 : static_cast<double>(size);
+  print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
+  std::cout << "output   ";
+  if (done) {
+    std::cout << *done << "\n";
+  } else {
+    if (!previous) std::cout << config.out << " does not exist yet";
+    else
+      std::cout << config.out << " holds a " << core::to_string(previous->status) << " result ("
+                << with_commas(previous->units_done) << " units done"
+                << (previous->status == store::Status::complete ? ", total " + core::to_decimal(previous->total) : "")
+                << ")";
+    const bool has_journal = journal_bytes > 0;
+    if (config.force && (previous || has_journal))
+      std::cout << ": --force recomputes every unit"
+                << (has_journal ? ", discarding the journal " + journal + " (" + gigabytes(journal_bytes) + ")" : "")
+                << (previous ? ", and replaces it at the end" : "");
+    else if (has_journal)
+      std::cout << "; its journal " << journal << " (" << gigabytes(journal_bytes)
+                << ") holds finished units: the run resumes, skipping them";
+    else
+      std::cout << (previous ? "; it has no journal: " : ": ") << "the run computes every unit";
+    std::cout << "\n";
+  }
   std::cerr << "nqueens: nothing was run or written (--dry-run)\n";
   return kOk;
 }

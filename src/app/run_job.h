@@ -18,11 +18,14 @@ struct RunEnd {
   bool abort_job = false;
 };
 
-// `run --dry-run`: checks the configuration and the plan's limits as a run does, within the job's
-// memory as Slurm's variables give it (not this machine's cgroup: the job is planned on another
-// machine; without them, the 16 GiB cap), counts the plan's units and prints what the run needs
-// (print_run_needs). Starts no MPI and touches no file. Returns the exit code; throws ExitError
-// as a run would.
+// `run --dry-run`: checks the configuration, OUT as it stands and the plan's limits as a run
+// does, within the job's memory as Slurm's variables give it (not this machine's cgroup: the job
+// is planned on another machine; without them, the 16 GiB cap), counts the plan's units and
+// prints what the run needs (print_run_needs), then what it finds at OUT: nothing, a result the
+// run resumes or replaces (--force), or this job's complete result (--skip-complete: nothing to
+// do), and a journal it resumes. Starts no MPI and touches no file. Returns the exit code;
+// throws ExitError as a run would (kRefused for a complete OUT without --force or
+// --skip-complete).
 int dry_run(JobConfig config);
 
 // An exception that escapes leaves the job's ranks out of step: the caller must end the job

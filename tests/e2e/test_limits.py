@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from conftest import (EXIT, KNOWN, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
-                      journal_record, kill_group, needs_the_16_gib_cap, pid_of_rank, process_state, run, set_counts,
-                      start, units_table, wait_until)
+                      journal_record, kill_group, needs, needs_the_16_gib_cap, pid_of_rank, process_state, run,
+                      set_counts, start, units_table, wait_until)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -139,11 +139,6 @@ def test_merge_refuses_a_job_whose_table_exceeds_its_memory(workdir):
     assert attrs(out)["total"] == KNOWN[16]["total"]
 
 
-def needs(stdout):
-    """The lines of `run --dry-run`, by their first word."""
-    return {line.split(None, 1)[0]: line.split(None, 1)[1] for line in stdout.splitlines()}
-
-
 def to_ask(table_bytes):
     """Slurm's --mem for a process keeping `table_bytes` of tables: 4/3 of them, at least 1 GiB, in MiB rounded up."""
     return f"--mem={math.ceil(max(table_bytes / 0.75, 2 ** 30) / 2 ** 20)}M"
@@ -172,6 +167,43 @@ def test_a_dry_run_counts_the_plan_and_touches_nothing_and_the_run_then_finds_it
     assert p.stdout.count("\nplan ") + p.stdout.startswith("plan ") == 1, p.stdout
     assert needs(p.stdout)["plan"].startswith(f"N = 13, count mode, depth 3, symmetry full: {units:,} ")
     assert not (workdir / "other").exists()
+
+
+def test_a_dry_run_judges_what_is_at_out_as_the_run_does(workdir):
+    """A complete result at OUT: the run refuses it (exit 5) unless --force recomputes it or --skip-complete
+    takes it as done, and only if it is this job's (the same parameters); a directory at OUT is an I/O error
+    (exit 4), a file that is not a result is refused. The dry run says the same, with the same message and
+    exit code, so a job that would end so is known before it is queued. It changes nothing."""
+    out = workdir / "results" / "c.h5"
+    args = ["run", "--n", 10, "--out", out]
+    fresh = needs(run(args + ["--dry-run"], check=0).stdout)["output"]
+    assert fresh == f"{out} does not exist yet: the run computes every unit", fresh
+    run(args, ranks=2, check=0)
+    before = out.read_bytes()
+    for extra, code, said in [
+            ([], EXIT["refused"], f"{out} already holds a complete result (N = 10, total 724); pass --force"),
+            (["--skip-complete", "--depth", 3], EXIT["refused"], "already holds a complete result of other parameters"),
+            (["--skip-complete"], 0, f"{out} already holds the complete result of this job (total 724): nothing to do")]:
+        dry = run(args + extra + ["--dry-run"], timeout=60)
+        real = run(args + extra, ranks=2, timeout=120)
+        assert dry.returncode == real.returncode == code, (extra, dry.stderr, real.stderr)
+        assert said in real.stderr, (extra, real.stderr)
+        if code:   # the run's own line, before any plan line
+            assert dry.stderr.splitlines()[0] in real.stderr.splitlines() and dry.stdout == "", (dry.stderr, real.stderr)
+        else:
+            assert said in needs(dry.stdout)["output"], dry.stdout
+    forced = needs(run(args + ["--force", "--dry-run"], check=0).stdout)["output"]
+    assert forced == (f"{out} holds a complete result ({attrs(out)['units_done']:,} units done, total 724): --force "
+                      "recomputes every unit, and replaces it at the end"), forced
+    assert out.read_bytes() == before and sorted(p.name for p in out.parent.iterdir()) == ["c.h5"]
+    for path, code, said in [(workdir / "results", EXIT["io"], "is a directory; give a file path with --out"),
+                             (workdir / "foreign.txt", EXIT["refused"], "not an nqueens result file")]:
+        if not path.exists():
+            path.write_text("someone else's file\n")
+        dry = run(["run", "--n", 10, "--out", path, "--dry-run"], timeout=60)
+        real = run(["run", "--n", 10, "--out", path], ranks=2, timeout=120)
+        assert dry.returncode == real.returncode == code and said in dry.stderr and said in real.stderr, \
+            (dry.stderr, real.stderr)
 
 
 def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_what_the_job_would(workdir):

@@ -7,12 +7,13 @@ it. So every interruption lands in the middle of the job with at least K units o
 fast or slow the machine is."""
 import fcntl
 import os
+import re
 import signal
 
 import pytest
 
 from conftest import (EXIT, KNOWN, StderrLines, assert_same_result, attrs, board_set, fault_env, journal_of,
-                      journaled_units, kill_group, pid_of_rank, process_state, resumed_units, run, running_share,
+                      journaled_units, kill_group, needs, pid_of_rank, process_state, resumed_units, run, running_share,
                       start, stop_after, wait_until, when_stopped)
 
 N, DEPTH = 16, 5     # mirror plan: ~73,000 small units
@@ -54,6 +55,15 @@ def test_stop_signal_to_master_writes_partial_file_and_rerun_completes(workdir, 
     assert a["status"] == "partial" and STOP_AT <= a["units_done"] < a["units_total"], a
     assert a["units_done"] == journaled_units(out)   # the journal was synced at the stop
     assert "rerun the same command to resume" in err
+    # The dry run says what the rerun will find, and changes nothing.
+    journal = journal_of(out)
+    kept = journal.stat()
+    lines = needs(run(args(out) + ["--dry-run"], check=0).stdout)
+    assert re.fullmatch(rf"{re.escape(str(out))} holds a partial result \({a['units_done']:,} units done\); its journal "
+                        rf"{re.escape(str(journal))} \(\d+ [kM]B\) holds finished units: the run resumes, skipping them",
+                        lines["output"]), lines
+    assert re.search(r"is written\), \d+ [kM]B more than now; ", lines["disk"]), lines
+    assert journal.stat().st_mtime_ns == kept.st_mtime_ns and journal.stat().st_size == kept.st_size
     p = run(args(out), ranks=3, check=0)
     assert resumed_units(p.stderr) == a["units_done"], p.stderr
     assert_same_result(reference, out)

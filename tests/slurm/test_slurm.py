@@ -662,6 +662,53 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
                      r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
 
 
+def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run(tmp_path, env,
+                                                                                                  nqueens_bin):
+    """A complete result at OUT: the run refuses it (exit 5) without --force or --skip-complete, and
+    a sharded job's merge refuses to replace it, but only once every shard has run (hours of a
+    cluster's time for nothing). submit refuses both before queuing. Its dry run of shard 0 is the
+    shard's own run (shard.sbatch's --out and --skip-complete): a complete shard file is done, not
+    refused."""
+    job = write_job(tmp_path, "n10.toml", n=10, mode="count", out="results/n10.h5")
+    out = tmp_path / "results" / "n10.h5"
+
+    def submit(*args, code=0):
+        res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=env)
+        assert res.returncode == code, res.stderr
+        return res.stderr, [l for l in res.stderr.splitlines() if l.startswith("+ ")]
+
+    def lines(err):
+        return {m.group(1): m.group(2) for m in re.finditer(r"^submit: (\w+) +(.*)$", err, re.M)}
+
+    assert run([str(nqueens_bin), "run", str(job)], cwd=tmp_path).returncode == 0
+    before = out.read_bytes()
+    err, cmds = submit(code=2)
+    assert ("nqueens: error: results/n10.h5 already holds a complete result (N = 10, total 724); pass --force" in err
+            and "nothing was queued" in err and not cmds), err
+    err, cmds = submit("--", "--skip-complete")
+    assert lines(err)["output"] == ("results/n10.h5 already holds the complete result of this job (total 724): nothing "
+                                    "to do (--skip-complete)") and len(cmds) == 1, err
+    err, cmds = submit("--", "--force")
+    assert lines(err)["output"].startswith("results/n10.h5 holds a complete result (") and len(cmds) == 1, err
+    # Sharded: the merge's refusal, at submit.
+    err, cmds = submit("--shards", "2", code=2)
+    assert "results/n10.h5 already holds a complete result: the merge would refuse" in err and not cmds, err
+    err, cmds = submit("--shards", "2", "--", "--force")
+    assert len(cmds) == 2 and lines(err)["disk"].startswith("about ") and " beside results/n10-shard0of2.h5 " in err, err
+    assert out.read_bytes() == before   # nothing touched
+    out.write_text("not a result\n")
+    err, cmds = submit("--shards", "2", code=2)
+    assert "results/n10.h5 is there and is not an nqueens result file" in err and not cmds, err
+    # A complete shard 0 (a requeued array, a resubmitted job): done, as shard.sbatch runs it.
+    out.unlink()
+    shard0 = tmp_path / "results" / "n10-shard0of2.h5"
+    assert run([str(nqueens_bin), "run", str(job), "--shard", "0/2", "--out", str(shard0)],
+               cwd=tmp_path).returncode == 0
+    err, cmds = submit("--shards", "2")
+    assert lines(err)["output"].startswith("results/n10-shard0of2.h5 already holds the complete result of this job"), err
+    assert len(cmds) == 2 and lines(err)["merge"].endswith("(--mem=1024M)"), err
+
+
 def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_path):
     """`nqueens run` reads time_limit as a string: an integer one used to be submitted, and every
     such job failed with exit 2 on the cluster. --shards 0 used to submit an unsharded job, and

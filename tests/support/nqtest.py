@@ -32,6 +32,11 @@ EXIT = {"ok": 0, "internal": 1, "usage": 2, "bad_input": 3, "io": 4, "refused": 
         "rank_failed": 7, "interrupted": 75}
 
 
+def needs(stdout):
+    """The lines of `run --dry-run`, by their first word (plan, master, merge, disk, output)."""
+    return {line.split(None, 1)[0]: line.split(None, 1)[1] for line in stdout.splitlines()}
+
+
 def cgroup_memory_limit():
     """The smallest memory limit of this process's memory cgroup and its parents (v2 memory.max,
     v1 memory.limit_in_bytes), in bytes; None when there is none. Read here independently of
