@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
   std::string compiler = "unknown compiler";
 #endif
   while (!compiler.empty() && compiler.back() == ' ') compiler.pop_back();
-  core::allow_vector_kernel(!o.scalar);
+  core::choose_kernel(o.scalar ? core::KernelChoice::scalar : core::KernelChoice::fastest);
   std::printf("nq_bench: %s; kernel %s; %d hardware threads; %d reps, median\n", compiler.c_str(),
               o.scalar ? "scalar (--kernel scalar)" : core::kernel_name(),
               core::usable_cpus(), o.reps);

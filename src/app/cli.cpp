@@ -68,6 +68,7 @@ int run_command_line(int argc, char** argv) {
   add_run_command(cli, run);
   add_info_command(cli, run);
   add_merge_command(cli, run);
+  add_check_command(cli, run);
   if (argc > 1 && argv[1][0] != '-') {
     std::string names;
     bool known = false;

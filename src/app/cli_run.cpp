@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include "app/check.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/merge.h"
@@ -149,6 +150,39 @@ void add_merge_command(CLI::App& cli, Runner& run) {
   cmd->add_option("SHARDS", o->shards, "shard result files (from run --shard i/n)")->required()->check(file_path("SHARD"));
   cmd->add_flag("--force", o->force, "overwrite a complete result file at OUT");
   cmd->callback([o, &run] { run = [o] { return merge_shards(o->out, o->shards, o->force); }; });
+}
+
+void add_check_command(CLI::App& cli, Runner& run) {
+  struct Opts {
+    CheckOptions check;
+    std::string units, kernel = "other";
+  };
+  auto o = std::make_shared<Opts>();
+  auto* cmd = cli.add_subcommand("check", "Recount units of a result file with an independent kernel and compare");
+  cmd->add_option("FILE", o->check.file, "an nqueens result file (.h5)")->required()->check(file_path("FILE"));
+  auto* sample = cmd->add_option("--sample", o->check.sample, "recount this many units drawn at random (default 16)")
+                     ->check(whole_number("--sample", 1, 1LL << 40));
+  auto* units = cmd->add_option("--units", o->units, "recount these unit ids, e.g. 12,40-49");
+  auto* all = cmd->add_flag("--all", o->check.all, "recount every unit of the file");
+  sample->excludes(units)->excludes(all);
+  units->excludes(all);
+  cmd->add_option("--seed", o->check.seed, "seed of --sample's draw (default: random, and printed)");
+  cmd->add_option("--kernel", o->kernel,
+                  "other (default): another than runs use here (AVX2 where the CPU has AVX-512, else scalar); "
+                  "scalar: the plain search; avx2; fastest: the one runs use")
+      ->check(CLI::IsMember({"other", "scalar", "avx2", "fastest"}));
+  cmd->add_option("--threads", o->check.threads, "threads (default: the CPUs this process may run on)")
+      ->check(whole_number("--threads", 1, 4096));
+  cmd->callback([o, &run] {
+    run = [o] {
+      CheckOptions c = o->check;
+      if (!o->units.empty()) c.ranges = parse_unit_ranges(o->units);
+      const std::map<std::string, core::KernelChoice> kernels{
+          {"scalar", core::KernelChoice::scalar}, {"avx2", core::KernelChoice::avx2}, {"fastest", core::KernelChoice::fastest}};
+      if (kernels.count(o->kernel)) c.kernel = kernels.at(o->kernel);   // else "other": check_units picks
+      return check_units(c);
+    };
+  });
 }
 
 }  // namespace nq::app

@@ -21,6 +21,7 @@ void add_count_command(CLI::App& cli, Runner& run);
 void add_run_command(CLI::App& cli, Runner& run);
 void add_info_command(CLI::App& cli, Runner& run);
 void add_merge_command(CLI::App& cli, Runner& run);
+void add_check_command(CLI::App& cli, Runner& run);
 
 // Parses the command line, runs one subcommand and returns the process exit code; every error
 // becomes one line on stderr ("nqueens: error: ...") and its documented code.

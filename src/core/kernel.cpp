@@ -294,10 +294,11 @@ bool detect_avx512() {
 }  // namespace
 
 namespace {
-std::atomic<bool> vector_kernel_allowed{true};
+std::atomic<KernelChoice> kernel_choice{KernelChoice::fastest};
+KernelChoice chosen_kernel() { return kernel_choice.load(std::memory_order_relaxed); }
 }  // namespace
 
-void allow_vector_kernel(bool allowed) { vector_kernel_allowed.store(allowed, std::memory_order_relaxed); }
+void choose_kernel(KernelChoice choice) { kernel_choice.store(choice, std::memory_order_relaxed); }
 
 void allow_level_count(bool allowed) {
 #if NQ_HAVE_AVX512_KERNEL
@@ -338,14 +339,16 @@ SearchStats count_completions_scalar(const RowSearch& s) {
 }
 
 const char* kernel_name() {
-  if (!vector_kernel_allowed.load(std::memory_order_relaxed)) return "scalar";
-  return vector_kernel_available() ? "AVX-512" : avx2_kernel_available() ? "AVX2" : "scalar";
+  const KernelChoice k = chosen_kernel();
+  if (k == KernelChoice::fastest && vector_kernel_available()) return "AVX-512";
+  return k != KernelChoice::scalar && avx2_kernel_available() ? "AVX2" : "scalar";
 }
 
 SearchStats count_completions(const RowSearch& s) {
-  if (s.levels >= 2 && vector_kernel_allowed.load(std::memory_order_relaxed)) {
+  const KernelChoice k = chosen_kernel();
+  if (s.levels >= 2 && k != KernelChoice::scalar) {
 #if NQ_HAVE_AVX512_KERNEL
-    if (vector_kernel_available()) return vector_search(s, kVectorStackCapacity);
+    if (k == KernelChoice::fastest && vector_kernel_available()) return vector_search(s, kVectorStackCapacity);
 #endif
     if (const auto st = count_completions_avx2(s)) return *st;
   }

@@ -123,9 +123,12 @@ bool vector_kernel_available();
 // The AVX2 kernel, or nullopt if the CPU has no AVX2; and whether it has.
 std::optional<SearchStats> count_completions_avx2(const RowSearch& s);
 bool avx2_kernel_available();
-// Whether count_completions may use the vector kernels (default true). For benchmarks and tests
-// of the scalar path; affects searches started afterwards, in all threads.
-void allow_vector_kernel(bool allowed);
+// The kernel count_completions uses (default fastest): fastest: AVX-512, else AVX2, else the
+// scalar search; avx2: AVX2, else scalar; scalar: the plain iterative search. For `nqueens check`
+// (a recount by another kernel than the run's), benchmarks and tests; affects searches started
+// afterwards, in all threads.
+enum class KernelChoice { fastest, avx2, scalar };
+void choose_kernel(KernelChoice choice);
 // Boards of up to kPackedMaxN columns: the vector kernel keeps a node's level in the spare bits
 // of its free-column mask. On wider ones it counts the level from its columns (vpopcntd) where
 // the CPU has AVX512_VPOPCNTDQ, instead of keeping it in a field of its own: whether it can, and

@@ -293,10 +293,28 @@ TEST(Kernel, ReferenceFirstRowsAddUpToTheReferenceTotal) {
 }
 
 TEST(Kernel, ScalarPathAloneGivesPublishedTotals) {
-  allow_vector_kernel(false);   // what a CPU without AVX-512 runs
+  choose_kernel(KernelChoice::scalar);   // what a CPU without AVX2 runs
+  EXPECT_STREQ(kernel_name(), "scalar");
   for (int n = 1; n <= 13; ++n)
     EXPECT_EQ(count_completions(*place_prefix(n, {})).solutions, known_counts(n)->total) << n;
-  allow_vector_kernel(true);
+  choose_kernel(KernelChoice::fastest);
+}
+
+TEST(Kernel, EachChosenKernelGivesTheSameSolutionsAndNodes) {
+  // `nqueens check` recounts with another kernel than the run's: each must follow the one rule.
+  const auto s = *place_prefix(12, std::vector<Column>{2});
+  choose_kernel(KernelChoice::scalar);
+  const SearchStats scalar = count_completions(s);
+  for (const auto k : {KernelChoice::avx2, KernelChoice::fastest}) {
+    choose_kernel(k);
+    const SearchStats st = count_completions(s);
+    EXPECT_EQ(st.solutions, scalar.solutions) << kernel_name();
+    EXPECT_EQ(st.nodes, scalar.nodes) << kernel_name();
+  }
+  choose_kernel(KernelChoice::avx2);
+  EXPECT_STREQ(kernel_name(), avx2_kernel_available() ? "AVX2" : "scalar");
+  choose_kernel(KernelChoice::fastest);
+  EXPECT_STREQ(kernel_name(), vector_kernel_available() ? "AVX-512" : avx2_kernel_available() ? "AVX2" : "scalar");
 }
 
 TEST(Kernel, ACancelledSearchThrowsInterrupted) {

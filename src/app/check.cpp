@@ -1,0 +1,294 @@
+#include "app/check.h"
+#include <algorithm>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <thread>
+#include <unordered_set>
+#include "app/exit_codes.h"
+#include "app/plan_limits.h"
+#include "app/signals.h"
+#include "core/kernel.h"
+#include "core/parallel.h"
+#include "core/units.h"
+#include "store/result_file.h"
+
+namespace nq::app {
+namespace {
+
+// Rows read, matched with the plan and recounted at a time: memory stays bounded whatever the
+// selection (every unit of N = 27's plan is 1.6e8).
+constexpr std::uint64_t kChunk = 1 << 12;
+// Up to this many units selected, each gets its line; beyond, only those that differ.
+constexpr std::uint64_t kListedUnits = 100;
+// How often the signal flag is looked at while units are recounted.
+constexpr std::chrono::milliseconds kStopPoll{50};
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
+
+// Rows [begin, end) of /units.
+struct RowSpan {
+  std::uint64_t begin = 0, end = 0;
+};
+
+std::uint64_t rows_in(const std::vector<RowSpan>& spans) {
+  std::uint64_t n = 0;
+  for (const auto& s : spans) n += s.end - s.begin;
+  return n;
+}
+
+std::uint64_t id_at(const store::ResultReader& r, std::uint64_t row, std::vector<store::UnitRecord>& buf) {
+  r.read_units(row, 1, buf);
+  return buf[0].id;
+}
+
+// The first row whose id is >= id (rows are sorted by id), or the row count.
+std::uint64_t lower_row(const store::ResultReader& r, std::uint64_t id, std::vector<store::UnitRecord>& buf) {
+  std::uint64_t lo = 0, hi = r.unit_count();
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    if (id_at(r, mid, buf) < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+std::string text(const std::pair<std::uint64_t, std::uint64_t>& range) {
+  return range.first == range.second ? std::to_string(range.first)
+                                     : std::to_string(range.first) + "-" + std::to_string(range.second);
+}
+
+// The rows to check, in increasing order, and how the selection is described.
+std::vector<RowSpan> select_rows(const store::ResultReader& r, const CheckOptions& o, std::string& what) {
+  const std::uint64_t rows = r.unit_count();
+  if (o.all || (o.ranges.empty() && o.sample >= rows)) {
+    what = "every unit of the file (" + with_commas(rows) + ")";
+    return {{0, rows}};
+  }
+  std::vector<store::UnitRecord> buf;
+  std::vector<RowSpan> spans;
+  if (!o.ranges.empty()) {
+    for (const auto& range : o.ranges) {
+      const RowSpan s{lower_row(r, range.first, buf),
+                      range.second == UINT64_MAX ? rows : lower_row(r, range.second + 1, buf)};
+      if (s.begin == s.end)
+        throw ExitError(kUsage, "--units " + text(range) + ": " + o.file + " holds no unit of " +
+                                    (range.first == range.second ? "that id" : "those ids") + " (its " +
+                                    with_commas(rows) + " units have ids " + std::to_string(id_at(r, 0, buf)) +
+                                    " to " + std::to_string(id_at(r, rows - 1, buf)) +
+                                    (r.info().params.shard.whole() ? "" : ", those of shard " + core::to_string(r.info().params.shard)) +
+                                    ")");
+      spans.push_back(s);
+    }
+    std::sort(spans.begin(), spans.end(), [](const RowSpan& a, const RowSpan& b) { return a.begin < b.begin; });
+    std::vector<RowSpan> merged;   // overlapping ranges: each unit once
+    for (const auto& s : spans) {
+      if (!merged.empty() && s.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, s.end);
+      else merged.push_back(s);
+    }
+    what = "the " + with_commas(rows_in(merged)) + " of --units";
+    return merged;
+  }
+  // A sample of distinct rows (Floyd's algorithm: o.sample draws, whatever the row count).
+  std::mt19937_64 random(*o.seed);
+  std::unordered_set<std::uint64_t> chosen;
+  for (std::uint64_t j = rows - o.sample; j < rows; ++j) {
+    const std::uint64_t t = std::uniform_int_distribution<std::uint64_t>(0, j)(random);
+    chosen.insert(chosen.count(t) ? j : t);
+  }
+  std::vector<std::uint64_t> sorted(chosen.begin(), chosen.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (const std::uint64_t row : sorted) spans.push_back({row, row + 1});
+  what = with_commas(o.sample) + " drawn at random (--seed " + std::to_string(*o.seed) + " draws them again)";
+  return spans;
+}
+
+struct Tally {
+  std::uint64_t checked = 0, differ = 0;
+};
+
+// A unit of the file beside the plan's unit of its id, and its recount.
+struct Item {
+  store::UnitRecord stored;
+  core::WorkUnit unit;
+  core::SearchStats recount;
+  double seconds = 0;
+};
+
+class Checker {
+ public:
+  Checker(const store::ResultReader& reader, const CheckOptions& o, bool list)
+      : reader_(reader), o_(o), list_(list), plan_(reader.info().params.n, reader.info().params.depth,
+                                                   reader.info().params.symmetry),
+        cursor_(plan_) {
+    have_ = cursor_.next(next_);
+  }
+
+  void check(const RowSpan& span, const std::atomic<bool>& cancel) {
+    std::vector<store::UnitRecord> recs;
+    for (std::uint64_t row = span.begin; row < span.end; row += kChunk) {
+      reader_.read_units(row, std::min(kChunk, span.end - row), recs);
+      std::vector<Item> items;
+      for (const auto& rec : recs)
+        if (auto unit = plans_unit(rec, cancel)) items.push_back({rec, *unit, {}, 0});
+      core::parallel_for(items.size(), o_.threads, [&](std::size_t i) {
+        const auto start = clock::now();
+        items[i].recount = plan_.count(items[i].unit, cancel);
+        items[i].seconds = seconds_since(start);
+        report(items[i]);
+      });
+    }
+  }
+
+  const Tally& tally() const { return tally_; }
+
+ private:
+  // The plan's unit of rec's id, if rec's placement and multiplicity are its (else it differs).
+  std::optional<core::WorkUnit> plans_unit(const store::UnitRecord& rec, const std::atomic<bool>& cancel) {
+    for (std::uint32_t steps = 0; have_ && next_.id < rec.id; ++steps) {
+      if ((steps & 0xFFFF) == 0 && cancel.load(std::memory_order_relaxed)) throw core::Interrupted(core::kSearchPhase);
+      have_ = cursor_.next(next_);
+    }
+    std::string why;
+    if (!have_ || next_.id != rec.id) why = "the plan has no unit of this id";
+    else if (next_.placement != rec.placement) why = "its placement is not that of the plan's unit of this id";
+    else if (next_.multiplicity != rec.multiplicity)
+      why = "its multiplicity is " + std::to_string(rec.multiplicity) + ", the plan's " + std::to_string(next_.multiplicity);
+    if (why.empty()) return next_;
+    const std::lock_guard lock(mutex_);
+    ++tally_.checked;
+    ++tally_.differ;
+    std::cout << "unit     " << std::left << std::setw(12) << rec.id << "DIFFERS  " << why << std::endl;
+    return std::nullopt;
+  }
+
+  void report(const Item& it) {
+    const bool agrees = it.recount.solutions == it.stored.solutions && it.recount.nodes == it.stored.nodes;
+    const std::lock_guard lock(mutex_);
+    ++tally_.checked;
+    if (!agrees) ++tally_.differ;
+    if (agrees && !list_) return;
+    std::ostringstream line;
+    line << "unit     " << std::left << std::setw(12) << it.unit.id << (agrees ? "agrees   " : "DIFFERS  ");
+    if (agrees)
+      line << with_commas(it.recount.solutions) << " solutions, " << with_commas(it.recount.nodes) << " nodes";
+    else
+      line << "the file says " << with_commas(it.stored.solutions) << " solutions and " << with_commas(it.stored.nodes)
+           << " nodes, the recount " << with_commas(it.recount.solutions) << " and " << with_commas(it.recount.nodes);
+    line << std::setprecision(3) << "  " << it.seconds << " s (" << it.stored.seconds << " s in the run)\n";
+    std::cout << line.str() << std::flush;
+  }
+
+  const store::ResultReader& reader_;
+  const CheckOptions& o_;
+  const bool list_;
+  const core::UnitPlan plan_;
+  core::UnitCursor cursor_;
+  core::WorkUnit next_;
+  bool have_ = false;
+  std::mutex mutex_;
+  Tally tally_;
+};
+
+}  // namespace
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> parse_unit_ranges(const std::string& text) {
+  const auto number = [&](std::string_view s) {
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+      throw ExitError(kUsage, "--units takes unit ids and ranges of them, as 12,40-49 (got '" + text + "')");
+    return v;
+  };
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  std::string_view rest(text);
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const auto dash = item.find('-');
+    const std::uint64_t a = number(item.substr(0, dash));
+    const std::uint64_t b = dash == std::string_view::npos ? a : number(item.substr(dash + 1));
+    if (b < a) throw ExitError(kUsage, "--units: the range " + std::string(item) + " ends before it starts");
+    ranges.emplace_back(a, b);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return ranges;
+}
+
+int check_units(const CheckOptions& given) {
+  CheckOptions o = given;
+  if (!o.seed) o.seed = std::random_device{}();
+  if (o.sample == 0) throw ExitError(kUsage, "--sample must be at least 1");
+  std::unique_ptr<store::ResultReader> reader;
+  try {
+    reader = std::make_unique<store::ResultReader>(o.file);
+  } catch (const store::NotAResultFile& e) {
+    throw ExitError(kBadInput, std::string("check: ") + e.what());
+  }
+  const store::RunInfo& info = reader->info();
+  const core::JobParams& p = info.params;
+  if (!reader->unit_count()) throw ExitError(kUsage, "check: " + o.file + " holds no unit yet: nothing to check");
+  std::string what;
+  const auto spans = select_rows(*reader, o, what);
+  const std::uint64_t selected = rows_in(spans);
+  double stored_seconds = 0;
+  if (selected <= kListedUnits) {   // what the run spent on them: a guide to this check's time
+    std::vector<store::UnitRecord> recs;
+    for (const auto& s : spans) {
+      reader->read_units(s.begin, s.end - s.begin, recs);
+      for (const auto& r : recs) stored_seconds += r.seconds;
+    }
+  }
+  install_master_signals();   // before the lines below, which say that the recount is under way
+  const bool has_two_vector_kernels = core::vector_kernel_available() && core::avx2_kernel_available();
+  core::choose_kernel(o.kernel.value_or(has_two_vector_kernels ? core::KernelChoice::avx2 : core::KernelChoice::scalar));
+  const int threads = o.threads ? o.threads : core::usable_cpus();
+  std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
+            << ", symmetry " << core::to_string(p.symmetry)
+            << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "
+            << core::to_string(info.status) << ", " << with_commas(reader->unit_count()) << " units\n";
+  std::cout << "units    " << what;
+  if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
+  std::cout << "; recounted with the " << core::kernel_name() << " search on " << threads << " thread(s)\n" << std::flush;
+
+  std::atomic<bool> cancel{false}, done{false};
+  std::jthread watch([&] {   // a stop signal cancels the searches under way
+    while (!done.load()) {
+      if (stop_signal_received()) cancel.store(true);
+      std::this_thread::sleep_for(kStopPoll);
+    }
+  });
+  const auto start = clock::now();
+  Checker checker(*reader, o, selected <= kListedUnits);
+  bool stopped = false;
+  try {
+    for (const auto& s : spans) checker.check(s, cancel);
+  } catch (const core::Interrupted&) {
+    stopped = true;
+  }
+  done.store(true);
+  const Tally& t = checker.tally();
+  std::cout << "result   " << std::setprecision(3);
+  if (stopped)
+    std::cout << "stopped by signal " << stop_signal() << " after " << with_commas(t.checked) << " of "
+              << with_commas(selected) << " units: ";
+  if (t.differ)
+    std::cout << with_commas(t.differ) << " of " << with_commas(t.checked)
+              << " units differ (above): the file's counts of them are wrong, or the machine that counted them erred";
+  else
+    std::cout << (stopped ? "all " : "") << with_commas(t.checked) << " of " << with_commas(t.checked)
+              << " units agree: their placements and multiplicities are the plan's, their solutions and nodes the recount's";
+  std::cout << " (" << seconds_since(start) << " s)\n";
+  if (t.differ) return kVerifyFailed;
+  return stopped ? kInterrupted : kOk;
+}
+
+}  // namespace nq::app

@@ -1,0 +1,130 @@
+"""`nqueens check FILE`: units of a real result file recounted, by default with another kernel
+than the one that counted them in the run, and compared with the file: each
+unit's placement and multiplicity against the plan's unit of its id, its solutions and nodes
+against the recount. Tampered copies of a real file (h5py) must be caught unit by unit."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import h5py
+import pytest
+
+from conftest import BIN, EXIT, attrs, run
+
+UNIT_LINE = re.compile(r"^unit +(\d+) +(agrees|DIFFERS) +(.*)$", re.M)
+
+
+@pytest.fixture(scope="module")
+def n14(tmp_path_factory):
+    out = tmp_path_factory.mktemp("n14") / "n14.h5"
+    run(["run", "--n", 14, "--depth", 3, "--out", out], ranks=2, check=0)
+    return out
+
+
+def lines(stdout):
+    return {int(m.group(1)): (m.group(2), m.group(3)) for m in UNIT_LINE.finditer(stdout)}
+
+
+def result_line(stdout):
+    return re.search(r"^result +(.*)$", stdout, re.M).group(1)
+
+
+def cpu_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return any(line.startswith("flags") and flag in line.split() for line in f)
+
+
+def test_every_unit_recounted_by_another_kernel_agrees_and_a_seed_draws_the_same_sample(n14):
+    """By default the recount is another kernel than the one runs use on this CPU (AVX2 where it has
+    AVX-512, else the scalar search); each kernel can be chosen, and all agree unit by unit."""
+    units = attrs(n14)["units_done"]
+    p = run(["check", n14, "--all", "--kernel", "scalar"], check=0)
+    assert re.search(r"^units +every unit of the file \([\d,]+\); recounted with the scalar search on \d+ thread",
+                     p.stdout, re.M), p.stdout
+    assert result_line(p.stdout).startswith(f"{units:,} of {units:,} units agree"), p.stdout
+    # A sample: its seed is printed, and draws the same units again, whatever the kernel.
+    p = run(["check", n14, "--sample", 5], check=0)
+    other = "AVX2" if cpu_has("avx512f") and cpu_has("avx2") else "scalar"
+    assert f"recounted with the {other} search" in p.stdout, p.stdout
+    seed = re.search(r"--seed (\d+) draws them again", p.stdout).group(1)
+    drawn = lines(p.stdout)
+    assert len(drawn) == 5 and all(v[0] == "agrees" for v in drawn.values()), p.stdout
+    fastest = "AVX-512" if cpu_has("avx512f") else "AVX2" if cpu_has("avx2") else "scalar"
+    for kernel, name in [("fastest", fastest), ("avx2", "AVX2" if cpu_has("avx2") else "scalar"), ("scalar", "scalar")]:
+        again = run(["check", n14, "--sample", 5, "--seed", seed, "--kernel", kernel], check=0)
+        assert lines(again.stdout) == drawn and f"recounted with the {name} search" in again.stdout, again.stdout
+    # Ids and ranges, overlapping: each unit once.
+    p = run(["check", n14, "--units", "3-6,5,40"], check=0)
+    assert sorted(lines(p.stdout)) == [3, 4, 5, 6, 40], p.stdout
+
+
+def test_a_tampered_count_nodes_placement_or_multiplicity_is_named_and_fails_with_exit_6(n14, workdir):
+    bad = workdir / "bad.h5"
+    shutil.copy(n14, bad)
+    with h5py.File(bad, "r+") as f:
+        u = f["units"]
+        ids = u["id"][:]
+        rows = {"solutions": 7, "nodes": 20, "placement": 33, "multiplicity": 51}
+        u["solutions"][7] = u["solutions"][7] + 1
+        u["nodes"][20] = u["nodes"][20] - 1
+        u["placement"][33] = u["placement"][34]
+        u["multiplicity"][51] = 2 if u["multiplicity"][51] != 2 else 4
+    p = run(["check", bad, "--all"])
+    assert p.returncode == EXIT["verify"], p.stderr
+    found = lines(p.stdout)
+    assert sorted(found) == sorted(int(ids[r]) for r in rows.values()), p.stdout
+    assert all(v[0] == "DIFFERS" for v in found.values())
+    assert found[int(ids[7])][1].startswith("the file says ") and " solutions and " in found[int(ids[7])][1]
+    assert found[int(ids[33])][1] == "its placement is not that of the plan's unit of this id"
+    assert found[int(ids[51])][1].startswith("its multiplicity is ")
+    assert result_line(p.stdout).startswith(f"4 of {len(ids):,} units differ (above)"), p.stdout
+    # The same units named one at a time; an untouched one passes.
+    assert run(["check", bad, "--units", str(int(ids[20]))]).returncode == EXIT["verify"]
+    run(["check", bad, "--units", str(int(ids[21]))], check=0)
+
+
+def test_a_shard_file_is_checked_by_the_ids_it_holds_and_bad_requests_get_clear_errors(workdir, n14):
+    shard = workdir / "s.h5"
+    run(["run", "--n", 14, "--depth", 3, "--shard", "1/3", "--out", shard], check=0)
+    p = run(["check", shard, "--units", "0-11"], check=0)
+    assert sorted(lines(p.stdout)) == [1, 4, 7, 10] and "shard 1/3" in p.stdout, p.stdout
+    p = run(["check", shard, "--units", "3"])
+    assert p.returncode == EXIT["usage"] and "holds no unit of that id" in p.stderr and "those of shard 1/3" in p.stderr
+    for args, said in [(["--units", "5-2"], "ends before it starts"), (["--units", "x"], "--units takes unit ids"),
+                       (["--sample", "0"], "--sample"), (["--sample", "3", "--all"], "excludes")]:
+        p = run(["check", n14, *args])
+        assert p.returncode == EXIT["usage"] and said in p.stderr, (args, p.stderr)
+    other = workdir / "other.txt"
+    other.write_text("not a result\n")
+    p = run(["check", other])
+    assert p.returncode == EXIT["bad_input"] and "not an nqueens result file" in p.stderr, p.stderr
+
+
+def test_a_stop_signal_ends_a_long_check_at_once_reporting_what_it_checked(workdir):
+    """SIGTERM (Slurm's warning) while units are recounted: the searches under way are cancelled, the units
+    checked so far are reported, exit 75. The signal is sent while the process is stopped (SIGSTOP) right
+    after it announced the recount, so the recount is certainly under way when it is handled."""
+    out = workdir / "n17.h5"
+    run(["run", "--n", 17, "--depth", 2, "--out", out], ranks=2, check=0, timeout=600)
+    units = attrs(out)["units_done"]
+    proc = subprocess.Popen([BIN, "check", str(out), "--all", "--threads", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().startswith("check ")
+        assert proc.stdout.readline().startswith("units ")
+        os.kill(proc.pid, signal.SIGSTOP)
+        os.kill(proc.pid, signal.SIGTERM)
+        start = time.monotonic()
+        os.kill(proc.pid, signal.SIGCONT)
+        rest, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == EXIT["interrupted"], err
+    m = re.search(r"^result +stopped by signal 15 after ([\d,]+) of ([\d,]+) units: all ([\d,]+) of ", rest, re.M)
+    assert m and int(m.group(2).replace(",", "")) == units, rest
+    assert int(m.group(1).replace(",", "")) < units and took < 20, (rest, took)
