@@ -25,7 +25,8 @@ def n14(tmp_path_factory):
 
 
 def lines(stdout):
-    return {int(m.group(1)): (m.group(2), m.group(3)) for m in UNIT_LINE.finditer(stdout)}
+    """The unit lines: id -> (agrees or DIFFERS, what it says, without the seconds that follow)."""
+    return {int(m.group(1)): (m.group(2), m.group(3).split("  ")[0]) for m in UNIT_LINE.finditer(stdout)}
 
 
 def result_line(stdout):
