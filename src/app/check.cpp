@@ -131,25 +131,34 @@ class Checker {
     have_ = cursor_.next(next_);
   }
 
-  void check(const RowSpan& span, const std::atomic<bool>& cancel) {
+  // Reads the rows of `spans`, matches each unit with the plan's and recounts the matched ones,
+  // kChunk at a time on the threads (a sample's units, one per span, together).
+  void check(const std::vector<RowSpan>& spans, const std::atomic<bool>& cancel) {
     std::vector<store::UnitRecord> recs;
-    for (std::uint64_t row = span.begin; row < span.end; row += kChunk) {
-      reader_.read_units(row, std::min(kChunk, span.end - row), recs);
-      std::vector<Item> items;
-      for (const auto& rec : recs)
-        if (auto unit = plans_unit(rec, cancel)) items.push_back({rec, *unit, {}, 0});
-      core::parallel_for(items.size(), o_.threads, [&](std::size_t i) {
-        const auto start = clock::now();
-        items[i].recount = plan_.count(items[i].unit, cancel);
-        items[i].seconds = seconds_since(start);
-        report(items[i]);
-      });
-    }
+    std::vector<Item> items;
+    for (const auto& span : spans)
+      for (std::uint64_t row = span.begin; row < span.end; row += kChunk) {
+        reader_.read_units(row, std::min(kChunk, span.end - row), recs);
+        for (const auto& rec : recs)
+          if (auto unit = plans_unit(rec, cancel)) items.push_back({rec, *unit, {}, 0});
+        if (items.size() >= kChunk) recount(items, cancel);
+      }
+    recount(items, cancel);
   }
 
   const Tally& tally() const { return tally_; }
 
  private:
+  void recount(std::vector<Item>& items, const std::atomic<bool>& cancel) {
+    core::parallel_for(items.size(), o_.threads, [&](std::size_t i) {
+      const auto start = clock::now();
+      items[i].recount = plan_.count(items[i].unit, cancel);
+      items[i].seconds = seconds_since(start);
+      report(items[i]);
+    });
+    items.clear();
+  }
+
   // The plan's unit of rec's id, if rec's placement and multiplicity are its (else it differs).
   std::optional<core::WorkUnit> plans_unit(const store::UnitRecord& rec, const std::atomic<bool>& cancel) {
     for (std::uint32_t steps = 0; have_ && next_.id < rec.id; ++steps) {
@@ -270,7 +279,7 @@ int check_units(const CheckOptions& given) {
   Checker checker(*reader, o, selected <= kListedUnits);
   bool stopped = false;
   try {
-    for (const auto& s : spans) checker.check(s, cancel);
+    checker.check(spans, cancel);
   } catch (const core::Interrupted&) {
     stopped = true;
   }

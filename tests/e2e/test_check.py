@@ -87,11 +87,16 @@ def test_a_tampered_count_nodes_placement_or_multiplicity_is_named_and_fails_wit
     run(["check", bad, "--units", str(int(ids[21]))], check=0)
 
 
-def test_a_shard_file_is_checked_by_the_ids_it_holds_and_bad_requests_get_clear_errors(workdir, n14):
+def test_shard_and_boards_files_are_checked_and_bad_requests_get_clear_errors(workdir, n14):
     shard = workdir / "s.h5"
     run(["run", "--n", 14, "--depth", 3, "--shard", "1/3", "--out", shard], check=0)
     p = run(["check", shard, "--units", "0-11"], check=0)
     assert sorted(lines(p.stdout)) == [1, 4, 7, 10] and "shard 1/3" in p.stdout, p.stdout
+    boards = workdir / "b.h5"   # mirror symmetry, boards: another plan, counts of its stored boards
+    run(["run", "--n", 11, "--mode", "boards", "--symmetry", "mirror", "--out", boards], ranks=2, check=0)
+    p = run(["check", boards, "--all"], check=0)
+    units = attrs(boards)["units_done"]
+    assert "boards mode" in p.stdout and result_line(p.stdout).startswith(f"{units:,} of {units:,} units agree"), p.stdout
     p = run(["check", shard, "--units", "3"])
     assert p.returncode == EXIT["usage"] and "holds no unit of that id" in p.stderr and "those of shard 1/3" in p.stderr
     for args, said in [(["--units", "5-2"], "ends before it starts"), (["--units", "x"], "--units takes unit ids"),
