@@ -632,6 +632,8 @@ int dry_run(JobConfig config) {
   std::error_code ec;
   const std::uintmax_t size = fs::is_regular_file(journal, ec) ? fs::file_size(journal, ec) : 0;
   const double journal_bytes = ec ? 0 : static_cast<double>(size);
+  // A journal the run would resume must be this job's (--force discards it unread).
+  if (journal_bytes > 0 && !config.force) store::Journal::check_key(journal, {p, units, kProgramVersion});
   print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
   std::cout << "output   ";
   if (done) {

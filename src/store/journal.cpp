@@ -360,30 +360,41 @@ bool Journal::create_file(const JournalKey& key) {
   return created;
 }
 
-void Journal::read_header(const JournalKey& key) {
+namespace {
+// The header of the journal open at fd: checked against `key` (ParameterMismatch, CorruptJournal
+// as Journal's constructor says). Returns the offset of the first record.
+std::uint64_t read_journal_header(int fd, const std::string& path, const JournalKey& key) {
   auto not_journal = [&](const std::string& why) {
-    throw CorruptJournal("store::journal: not an nqueens journal: " + path_ + " (" + why + ")");
+    throw CorruptJournal("store::journal: not an nqueens journal: " + path + " (" + why + ")");
   };
   std::uint8_t head[16];
-  if (!pread_exact(fd_, head, sizeof head, 0, path_)) not_journal("too short");
+  if (!pread_exact(fd, head, sizeof head, 0, path)) not_journal("too short");
   if (std::memcmp(head, kSignature, sizeof kSignature) != 0) not_journal("no journal signature");
   const std::uint32_t version = get_u32(head + 8);
   if (version < kVersion)   // its records mean other things: version 1 held all-mode images
-    throw ParameterMismatch("store::journal: " + path_ + " has journal version " + std::to_string(version) +
+    throw ParameterMismatch("store::journal: " + path + " has journal version " + std::to_string(version) +
                             ", written by an earlier nqueens; this one reads version " + std::to_string(kVersion));
   if (version != kVersion)
-    throw CorruptJournal("store::journal: " + path_ + ": unsupported journal version " + std::to_string(version));
+    throw CorruptJournal("store::journal: " + path + ": unsupported journal version " + std::to_string(version));
   const std::uint32_t klen = get_u32(head + 12);
   if (klen > kMaxKey) not_journal("damaged header");
   std::vector<std::uint8_t> buf(8 + klen + 4);
-  if (!pread_exact(fd_, buf.data(), buf.size(), 8, path_)) not_journal("damaged header");
+  if (!pread_exact(fd, buf.data(), buf.size(), 8, path)) not_journal("damaged header");
   if (crc32_of(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
   const auto file_key = decode_key(buf.data() + 8, klen);
   if (!file_key) not_journal("damaged header");
   if (!(*file_key == key))
-    throw ParameterMismatch("store::journal: " + path_ + " belongs to another job: " +
-                            key_differences(*file_key, key));
-  data_start_ = 16 + klen + 4;
+    throw ParameterMismatch("store::journal: " + path + " belongs to another job: " + key_differences(*file_key, key));
+  return 16 + klen + 4;
+}
+}  // namespace
+
+void Journal::read_header(const JournalKey& key) { data_start_ = read_journal_header(fd_, path_, key); }
+
+void Journal::check_key(const std::string& path, const JournalKey& key) {
+  const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw CorruptJournal("store::journal: cannot open " + path + ": " + fs::errno_text(errno));
+  read_journal_header(fd.get(), path, key);
 }
 
 void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {

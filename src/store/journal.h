@@ -87,6 +87,11 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
+  // Reads the header of the journal at PATH, taking no lock and changing nothing, and throws as
+  // the constructor would for it and `key` (ParameterMismatch, CorruptJournal): `run --dry-run`
+  // says so before a job is queued.
+  static void check_key(const std::string& path, const JournalKey& key);
+
   const std::string& path() const { return path_; }
   // Unit records found on open, in file order (boards not loaded); empty if on_recovered took them.
   const std::vector<UnitRecord>& recovered() const { return recovered_; }

@@ -103,9 +103,14 @@ def test_resume_with_other_parameters_is_refused(workdir):
     out = workdir / "p.h5"
     code, err = strike(args(out), 2, lambda _, master: os.kill(master, signal.SIGTERM))
     assert code == EXIT["interrupted"], err
-    p = run(["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out], ranks=2)
+    other = ["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out]
+    p = run(other, ranks=2)
     assert p.returncode == EXIT["refused"] and "depth" in p.stderr
     assert attrs(out)["status"] == "partial"
+    # The dry run reads the journal's header too (submit runs it before queuing): the same refusal.
+    dry = run(other + ["--dry-run"])
+    assert dry.returncode == EXIT["refused"] and dry.stdout == "", dry.stderr
+    assert dry.stderr.splitlines()[0] in p.stderr.splitlines() and "belongs to another job: depth is " in dry.stderr
 
 
 def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):

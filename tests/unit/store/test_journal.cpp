@@ -254,6 +254,26 @@ TEST_F(JournalTest, DifferentJobParametersAreAParameterMismatchNamingTheFields) 
   EXPECT_EQ(Journal(path, key_for("class")).recovered().size(), 3u);   // untouched
 }
 
+TEST_F(JournalTest, CheckKeyJudgesTheHeaderAsOpeningDoesWithoutLockingOrChangingIt) {
+  const std::string path = file("run.journal");
+  write_three(path);
+  const auto before = slurp(path);
+  const Journal held(path, key_for("class"));   // a run holds its lock: check_key takes none
+  EXPECT_NO_THROW(Journal::check_key(path, key_for("class")));
+  JournalKey k = key_for("class");
+  k.params.depth = 3;
+  try {
+    Journal::check_key(path, k);
+    FAIL();
+  } catch (const ParameterMismatch& e) {
+    EXPECT_NE(std::string(e.what()).find("depth is 2 in the journal, 3 now"), std::string::npos) << e.what();
+  }
+  spit(file("text"), "hello, this is a text file and not a journal at all\n");
+  EXPECT_THROW(Journal::check_key(file("text"), key_for("class")), CorruptJournal);
+  EXPECT_THROW(Journal::check_key(file("missing"), key_for("class")), CorruptJournal);
+  EXPECT_EQ(slurp(path), before);
+}
+
 TEST_F(JournalTest, FileThatIsNotAJournalIsCorruptJournal) {
   spit(file("text"), "hello, this is a text file and not a journal at all\n");
   EXPECT_THROW(Journal(file("text"), key_for("all")), CorruptJournal);
