@@ -13,6 +13,8 @@
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
 #include "app/signals.h"
+#include "app/unit_table.h"
+#include "buildinfo/git_commit.h"
 #include "core/kernel.h"
 #include "core/parallel.h"
 #include "core/units.h"
@@ -112,6 +114,7 @@ std::vector<RowSpan> select_rows(const store::ResultReader& r, const CheckOption
 
 struct Tally {
   std::uint64_t checked = 0, differ = 0;
+  std::uint64_t not_the_plans = 0;   // of those that differ: a placement or multiplicity
 };
 
 // A unit of the file beside the plan's unit of its id, and its recount.
@@ -147,6 +150,7 @@ class Checker {
   }
 
   const Tally& tally() const { return tally_; }
+  const core::UnitPlan& plan() const { return plan_; }
 
  private:
   void recount(std::vector<Item>& items, const std::atomic<bool>& cancel) {
@@ -174,6 +178,7 @@ class Checker {
     const std::lock_guard lock(mutex_);
     ++tally_.checked;
     ++tally_.differ;
+    ++tally_.not_the_plans;
     std::cout << "unit     " << std::left << std::setw(12) << rec.id << "DIFFERS  " << why << std::endl;
     return std::nullopt;
   }
@@ -296,6 +301,10 @@ int check_units(const CheckOptions& given) {
     std::cout << (stopped ? "all " : "") << with_commas(t.checked) << " of " << with_commas(t.checked)
               << " units agree: their placements and multiplicities are the plan's, their solutions and nodes the recount's";
   std::cout << " (" << seconds_since(start) << " s)\n";
+  if (t.not_the_plans && info.git_commit != kGitCommit)
+    std::cout << "note     " << o.file << " was written by nqueens " << info.program_version << ", commit " << info.git_commit
+              << ": a unit whose placement or multiplicity is not that of " << this_programs_plan(checker.plan())
+              << " may be right for the plan of the nqueens that wrote it; check it with that one\n";
   if (t.differ) return kVerifyFailed;
   return stopped ? kInterrupted : kOk;
 }

@@ -82,6 +82,15 @@ def test_a_tampered_count_nodes_placement_or_multiplicity_is_named_and_fails_wit
     assert found[int(ids[33])][1] == "its placement is not that of the plan's unit of this id"
     assert found[int(ids[51])][1].startswith("its multiplicity is ")
     assert result_line(p.stdout).startswith(f"4 of {len(ids):,} units differ (above)"), p.stdout
+    assert "note " not in p.stdout, p.stdout   # written by this nqueens: its plan is the file's
+    # Written by another build: its plan may differ from this one's, and the check says so.
+    with h5py.File(bad, "r+") as f:
+        f.attrs["git_commit"] = "0123456789ab"
+    p = run(["check", bad, "--all"])
+    assert p.returncode == EXIT["verify"] and re.search(
+        r"^note +.* was written by nqueens [^,]+, commit 0123456789ab: a unit whose placement or multiplicity is not "
+        r"that of the plan that this nqueens .* may be right for the plan of the nqueens that wrote it", p.stdout, re.M), \
+        p.stdout
     # The same units named one at a time; an untouched one passes.
     assert run(["check", bad, "--units", str(int(ids[20]))]).returncode == EXIT["verify"]
     run(["check", bad, "--units", str(int(ids[21]))], check=0)

@@ -451,9 +451,9 @@ def test_submit_wait_says_how_the_job_ended_and_logs_land_where_asked(cluster, e
     printed with each task's index (it printed 4294967294, the pending array's placeholder)."""
     job = write_job(workdir, "n10.toml", n=10, mode="count", out="results/n10.h5")
 
-    def submit(*args):
+    def submit(*args, extra_env=None):
         res = run([str(SLURM / "submit"), str(job), "--wait", "-c", "1", "--time=5", *args], cwd=workdir,
-                  env=env, timeout=180)
+                  env=dict(env, **(extra_env or {})), timeout=180)
         lines = {}
         for line in res.stdout.splitlines():
             key, _, val = line.partition(" ")
@@ -468,10 +468,14 @@ def test_submit_wait_says_how_the_job_ended_and_logs_land_where_asked(cluster, e
     assert "nqueens exited with code 0" in log_text(log)
     assert_complete(workdir / "results" / "n10.h5", 10)
 
-    res, lines = submit("--output=logs/%x-%j.out")   # the same job again: refused, exit 5
-    assert res.returncode == 5, res.stdout + res.stderr
+    # A job that fails once it runs: a count that contradicts the published table (an injected fault
+    # of every run of unit 3), exit 6. (The same job again is refused by submit itself, before it is
+    # queued: test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run.)
+    res, lines = submit("--output=logs/%x-%j.out", "--", "--out", "results/wrong.h5",
+                        extra_env=fault_env("wrong-always:3"))
+    assert res.returncode == 6, res.stdout + res.stderr
     assert lines["job"] and lines["log"] and lines["result"], res.stdout
-    assert f"submit: job {lines['job'][0]} ended FAILED, exit code 5" in res.stderr, res.stderr
+    assert f"submit: job {lines['job'][0]} ended FAILED, exit code 6" in res.stderr, res.stderr
 
     res, lines = submit("--shards", "2", "--output=shard logs/%a-of-%A.out", "--", "--out", "results/s.h5")
     assert res.returncode == 0, res.stdout + res.stderr
