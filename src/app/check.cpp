@@ -273,13 +273,13 @@ int check_units(const CheckOptions& given) {
   if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
   std::cout << "; recounted with the " << core::kernel_name() << " search on " << threads << " thread(s)\n" << std::flush;
 
-  std::atomic<bool> cancel{false}, done{false};
-  std::jthread watch([&] {   // a stop signal cancels the searches under way
-    while (!done.load()) {
+  std::atomic<bool> cancel{false};
+  std::jthread watch([&](const std::stop_token& ended) {   // a stop signal cancels the searches under way
+    while (!ended.stop_requested()) {
       if (stop_signal_received()) cancel.store(true);
       std::this_thread::sleep_for(kStopPoll);
     }
-  });
+  });   // (its destructor ends it however this function ends)
   const auto start = clock::now();
   Checker checker(*reader, o, selected <= kListedUnits);
   bool stopped = false;
@@ -288,7 +288,7 @@ int check_units(const CheckOptions& given) {
   } catch (const core::Interrupted&) {
     stopped = true;
   }
-  done.store(true);
+  watch.request_stop();
   const Tally& t = checker.tally();
   std::cout << "result   " << std::setprecision(3);
   if (stopped)
