@@ -155,10 +155,24 @@ struct NoVisit {
 // the top nodes with the scalar search, and a unit of N = 27 whose stack passed 4,096 took
 // 1.26x its time. Boards of up to kPackedMaxN columns keep a node's level in its free-column
 // mask (vector_step.h), larger ones count it from that mask where the CPU can (session 18:
-// 0.64-0.93x the time at N = 28), and the stack takes 192 KB of the thread's stack; otherwise
-// they keep it in a fourth field (256 KB).
+// 0.64-0.93x the time at N = 28), and the stack takes 192 KB of the thread's stack (195 KB
+// built with g++, below); otherwise they keep it in a fourth field (256 KB).
 using namespace vector_step;
 constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
+// Each of the stack's fields is an array of kFieldStride nodes, which the compilers lay one after
+// the other. Of kStackCapacity + kLanes nodes they lie 64 bytes past whole 4 KiB pages: a refill's load of one field then shares the low 12 bits
+// of its address with the last pushes' stores to the next field, 16 nodes further on, which
+// store-to-load forwarding can take for a dependence. g++ 12's schedule of the walk then took
+// 20-45 ns a node instead of 0.6 (AMD Zen 5, session 31: `nqueens count 16 --threads 1` 5.9-6.4 s
+// against 0.14-0.16 s), so its build puts them 1 KiB past whole pages. clang's schedule is not
+// hurt, and with the fields 1 or 3 KiB apart its walk measured 4-8 % slower (`count 18`,
+// alternating), so it keeps them as they were (docs/performance.md).
+#if defined(__clang__)
+constexpr std::size_t kFieldStride = kStackCapacity + kLanes;
+#else
+constexpr std::size_t kFieldStride = kStackCapacity + kLanes + 240;
+static_assert(kFieldStride * sizeof(Mask) % 4096 == 1024);
+#endif
 
 // The stack's continuation on the heap: the nodes moved off its bottom, oldest first.
 struct Spill {
@@ -210,10 +224,9 @@ template <Level kLevel>
 template <Level kLevel>
 [[gnu::noinline]] NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, Spill& spill) {
   const Tables t = make_tables(s);
-  alignas(64) Mask st_free[kStackCapacity + kLanes], st_dl[kStackCapacity + kLanes],
-      st_dr[kStackCapacity + kLanes];
+  alignas(64) Mask st_free[kFieldStride], st_dl[kFieldStride], st_dr[kFieldStride];
   constexpr bool kPacked = kLevel == Level::packed, kField = kLevel == Level::field;
-  alignas(64) std::uint32_t st_level[kField ? kStackCapacity + kLanes : 1];
+  alignas(64) std::uint32_t st_level[kField ? kFieldStride : 1];
   const Stack st{st_free, st_dl, st_dr, kField ? st_level : nullptr};
   constexpr Mask kColumns = kPacked ? (Mask{1} << kLevelShift) - 1 : ~Mask{0};   // F's column bits
   std::size_t sp = 0;
@@ -274,7 +287,7 @@ NQ_AVX512 SearchStats vector_search(const RowSearch& s, int stack_limit, VectorM
                                                       : vector_search<Level::field>(s, stack_limit, spill);
   if (memory) {
     const std::size_t node_bytes = (level == Level::field ? 4 : 3) * sizeof(std::uint32_t);   // the fields of Stack it uses
-    *memory = {(kStackCapacity + kLanes) * node_bytes, spill.peak * node_bytes};
+    *memory = {kFieldStride * node_bytes, spill.peak * node_bytes};
   }
   return stats;
 }
