@@ -141,11 +141,15 @@ def test_start_up_relaunches_are_bounded(cluster, env, nqueens_bin, workdir, job
     rc, jid, log = sbatch_wait(workdir, dict(env, NQUEENS_BIN=str(wrapper), **extra), jobs, job)
     assert rc != 0, log
     assert count.read_text().count("x") == launches, log
-    assert log.count("nqueens exited with code 139") == launches, log
+    # Each launch ends in a signal: srun returns the crash's (SEGV, 139) or, now and then, the TERM
+    # that --kill-on-bad-exit sent the rank left waiting (143): which one is Slurm's race (seen once
+    # in a CI run, at the first of 3 launches). The job fails with its last launch's code.
+    codes = re.findall(r"nqueens exited with code (\d+) ", log)
+    assert len(codes) == launches and set(codes) <= {"139", "143"}, log
     assert log.count("launching again") == launches - 1, log
     assert not (workdir / "results" / "n11.h5").exists()
     (rec,) = SL.job_records(jid)
-    assert rec["JobState"] == "FAILED" and rec["ExitCode"] == "139:0", rec
+    assert rec["JobState"] == "FAILED" and rec["ExitCode"] == f"{codes[-1]}:0", rec
 
 
 def slurmd_spool_dir():
