@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include "app/check.h"
 #include "app/commands.h"
@@ -167,19 +168,23 @@ void add_check_command(CLI::App& cli, Runner& run) {
   sample->excludes(units)->excludes(all);
   units->excludes(all);
   cmd->add_option("--seed", o->check.seed, "seed of --sample's draw (default: random, and printed)");
+  // other: none given, check_units picks another than the one runs use here.
+  static const std::map<std::string, std::optional<core::KernelChoice>> kKernels{
+      {"other", std::nullopt},
+      {"scalar", core::KernelChoice::scalar},
+      {"avx2", core::KernelChoice::avx2},
+      {"fastest", core::KernelChoice::fastest}};
   cmd->add_option("--kernel", o->kernel,
                   "other (default): another than runs use here (AVX2 where the CPU has AVX-512, else scalar); "
                   "scalar: the plain search; avx2; fastest: the one runs use")
-      ->check(CLI::IsMember({"other", "scalar", "avx2", "fastest"}));
+      ->check(CLI::IsMember(kKernels));
   cmd->add_option("--threads", o->check.threads, "threads (default: the CPUs this process may run on)")
       ->check(whole_number("--threads", 1, 4096));
   cmd->callback([o, &run] {
     run = [o] {
       CheckOptions c = o->check;
       if (!o->units.empty()) c.ranges = parse_unit_ranges(o->units);
-      const std::map<std::string, core::KernelChoice> kernels{
-          {"scalar", core::KernelChoice::scalar}, {"avx2", core::KernelChoice::avx2}, {"fastest", core::KernelChoice::fastest}};
-      if (kernels.count(o->kernel)) c.kernel = kernels.at(o->kernel);   // else "other": check_units picks
+      c.kernel = kKernels.at(o->kernel);
       return check_units(c);
     };
   });

@@ -100,7 +100,6 @@ bool passes(const PlanCost& c, const core::SizeEstimate& e) {
   return fits(c, e.units * margin(e));
 }
 
-
 std::string units_text(const core::SizeEstimate& e) {
   if (e.exact || e.units < 1e6) return (e.exact ? "" : "about ") + with_commas(static_cast<std::uint64_t>(std::llround(e.units)));
   char buf[32];

@@ -621,7 +621,7 @@ int dry_run(JobConfig config) {
   core::JobParams& p = config.params;
   p.depth = run_depth(p, {});
   std::optional<std::string> done;   // --skip-complete, and OUT holds this job's result
-  if (previous && previous->status == store::Status::complete && !config.force) try {
+  if (previous && previous->status == store::Status::complete && config.skip_complete) try {
       judge_complete(config, *previous);
     } catch (const AlreadyComplete& d) {
       done = d.message;
