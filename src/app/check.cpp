@@ -15,6 +15,7 @@
 #include "app/signals.h"
 #include "app/unit_table.h"
 #include "buildinfo/git_commit.h"
+#include "cluster/runtime.h"
 #include "core/kernel.h"
 #include "core/parallel.h"
 #include "core/units.h"
@@ -28,17 +29,15 @@ namespace {
 constexpr std::uint64_t kChunk = 1 << 12;
 // Up to this many units selected, each gets its line; beyond, only those that differ.
 constexpr std::uint64_t kListedUnits = 100;
+// With several ranks, each keeps at most this many lines for rank 0 to print (and counts the
+// others): a file whose every unit is wrong must not fill the memory.
+constexpr std::uint64_t kKeptLines = 1000;
 // How often the signal flag is looked at while units are recounted.
 constexpr std::chrono::milliseconds kStopPoll{50};
 
 using clock = std::chrono::steady_clock;
 
 double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
-
-// Rows [begin, end) of /units.
-struct RowSpan {
-  std::uint64_t begin = 0, end = 0;
-};
 
 std::uint64_t rows_in(const std::vector<RowSpan>& spans) {
   std::uint64_t n = 0;
@@ -115,6 +114,28 @@ std::vector<RowSpan> select_rows(const store::ResultReader& r, const CheckOption
 struct Tally {
   std::uint64_t checked = 0, differ = 0;
   std::uint64_t not_the_plans = 0;   // of those that differ: a placement or multiplicity
+  std::uint64_t unlisted = 0;        // lines of differing units not kept (kKeptLines)
+};
+
+// Where the unit lines go: stdout as they come (one process), or kept for rank 0.
+class Lines {
+ public:
+  explicit Lines(bool keep) : keep_(keep) {}
+  void add(const std::string& line, Tally& t) {   // under the caller's lock
+    if (!keep_) std::cout << line << std::flush;
+    else if (kept_ < kKeptLines) {
+      text_ += line;
+      ++kept_;
+    } else {
+      ++t.unlisted;
+    }
+  }
+  const std::string& kept() const { return text_; }
+
+ private:
+  bool keep_;
+  std::string text_;
+  std::uint64_t kept_ = 0;
 };
 
 // A unit of the file beside the plan's unit of its id, and its recount.
@@ -127,8 +148,10 @@ struct Item {
 
 class Checker {
  public:
-  Checker(const store::ResultReader& reader, const CheckOptions& o, bool list)
-      : reader_(reader), o_(o), list_(list), plan_(reader.info().params.n, reader.info().params.depth,
+  // rank: "" in one process, else who checks ("rank 2, host h"): the lines name it and are kept
+  // for rank 0.
+  Checker(const store::ResultReader& reader, const CheckOptions& o, bool list, const std::string& rank)
+      : reader_(reader), o_(o), list_(list), lines_(!rank.empty()), by_(rank.empty() ? "" : "  (" + rank + ")"), plan_(reader.info().params.n, reader.info().params.depth,
                                                    reader.info().params.symmetry),
         cursor_(plan_) {
     have_ = cursor_.next(next_);
@@ -150,6 +173,7 @@ class Checker {
   }
 
   const Tally& tally() const { return tally_; }
+  const std::string& kept_lines() const { return lines_.kept(); }
   const core::UnitPlan& plan() const { return plan_; }
 
  private:
@@ -179,7 +203,9 @@ class Checker {
     ++tally_.checked;
     ++tally_.differ;
     ++tally_.not_the_plans;
-    std::cout << "unit     " << std::left << std::setw(12) << rec.id << "DIFFERS  " << why << std::endl;
+    std::ostringstream line;
+    line << "unit     " << std::left << std::setw(12) << rec.id << "DIFFERS  " << why << by_ << "\n";
+    lines_.add(line.str(), tally_);
     return std::nullopt;
   }
 
@@ -196,13 +222,15 @@ class Checker {
     else
       line << "the file says " << with_commas(it.stored.solutions) << " solutions and " << with_commas(it.stored.nodes)
            << " nodes, the recount " << with_commas(it.recount.solutions) << " and " << with_commas(it.recount.nodes);
-    line << std::setprecision(3) << "  " << it.seconds << " s (" << it.stored.seconds << " s in the run)\n";
-    std::cout << line.str() << std::flush;
+    line << std::setprecision(3) << "  " << it.seconds << " s (" << it.stored.seconds << " s in the run)" << by_ << "\n";
+    lines_.add(line.str(), tally_);
   }
 
   const store::ResultReader& reader_;
   const CheckOptions& o_;
   const bool list_;
+  Lines lines_;
+  const std::string by_;
   const core::UnitPlan plan_;
   core::UnitCursor cursor_;
   core::WorkUnit next_;
@@ -237,41 +265,98 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> parse_unit_ranges(const std
   return ranges;
 }
 
-int check_units(const CheckOptions& given) {
+std::vector<RowSpan> rank_share(const std::vector<RowSpan>& spans, int rank, int ranks) {
+  const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
+  const std::uint64_t block = std::clamp<std::uint64_t>(rows_in(spans) / (n * 64), 1, kDealBlock);
+  std::vector<RowSpan> mine;
+  std::uint64_t position = 0;   // in the selection, of `row`
+  for (const auto& s : spans)
+    for (std::uint64_t row = s.begin; row < s.end;) {
+      const std::uint64_t len = std::min(s.end - row, block - position % block);
+      if ((position / block) % n == r) {
+        if (!mine.empty() && mine.back().end == row) mine.back().end = row + len;
+        else mine.push_back({row, row + len});
+      }
+      row += len;
+      position += len;
+    }
+  return mine;
+}
+
+namespace {
+
+// Every rank's kept unit lines as rank 0 prints them: in id order.
+std::string in_id_order(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::uint64_t, std::string>> lines;
+  for (const auto& text : texts) {
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+      lines.emplace_back(std::stoull(line.substr(line.find_first_not_of(' ', 4))), line + "\n");
+  }
+  std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& l : lines) out += l.second;
+  return out;
+}
+
+}  // namespace
+
+int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
+  const bool several = mpi.size() > 1;
+  const std::string where = several ? "rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": " : "";
   CheckOptions o = given;
-  if (!o.seed) o.seed = std::random_device{}();
-  if (o.sample == 0) throw ExitError(kUsage, "--sample must be at least 1");
+  o.seed = mpi.from_rank0(o.seed ? *o.seed : std::random_device{}());   // every rank draws the same sample
+  // Every rank opens the file and selects its rows. A failure on any rank ends all of them alike
+  // (a file that one node cannot see must not leave the others waiting): rank 0 says why, with
+  // its own message if it failed too, else with the first failed rank's.
   std::unique_ptr<store::ResultReader> reader;
+  std::vector<RowSpan> spans;
+  std::string what;
+  Reported failure;
   try {
-    reader = std::make_unique<store::ResultReader>(o.file);
-  } catch (const store::NotAResultFile& e) {
-    throw ExitError(kBadInput, std::string("check: ") + e.what());
+    if (o.sample == 0) throw ExitError(kUsage, "--sample must be at least 1");
+    try {
+      reader = std::make_unique<store::ResultReader>(o.file);
+    } catch (const store::NotAResultFile& e) {
+      throw ExitError(kBadInput, std::string("check: ") + e.what());
+    }
+    if (!reader->unit_count()) throw ExitError(kUsage, "check: " + o.file + " holds no unit yet: nothing to check");
+    spans = select_rows(*reader, o, what);
+  } catch (...) {
+    failure = describe_current_exception(mpi.rank() ? where : "");
+  }
+  const auto failures = mpi.gather_text(failure.text);
+  if (const int code = mpi.max_over_ranks(failure.code)) {
+    const auto said = std::find_if(failures.begin(), failures.end(), [](const std::string& t) { return !t.empty(); });
+    if (said != failures.end()) std::cerr << *said;
+    return code;
   }
   const store::RunInfo& info = reader->info();
   const core::JobParams& p = info.params;
-  if (!reader->unit_count()) throw ExitError(kUsage, "check: " + o.file + " holds no unit yet: nothing to check");
-  std::string what;
-  const auto spans = select_rows(*reader, o, what);
   const std::uint64_t selected = rows_in(spans);
-  double stored_seconds = 0;
-  if (selected <= kListedUnits) {   // what the run spent on them: a guide to this check's time
-    std::vector<store::UnitRecord> recs;
-    for (const auto& s : spans) {
-      reader->read_units(s.begin, s.end - s.begin, recs);
-      for (const auto& r : recs) stored_seconds += r.seconds;
-    }
-  }
   install_master_signals();   // before the lines below, which say that the recount is under way
   const bool has_two_vector_kernels = core::vector_kernel_available() && core::avx2_kernel_available();
   core::choose_kernel(o.kernel.value_or(has_two_vector_kernels ? core::KernelChoice::avx2 : core::KernelChoice::scalar));
-  const int threads = o.threads ? o.threads : core::usable_cpus();
-  std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
-            << ", symmetry " << core::to_string(p.symmetry)
-            << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "
-            << core::to_string(info.status) << ", " << with_commas(reader->unit_count()) << " units\n";
-  std::cout << "units    " << what;
-  if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
-  std::cout << "; recounted with the " << core::kernel_name() << " search on " << threads << " thread(s)\n" << std::flush;
+  const int threads = o.threads ? o.threads : mpi.default_threads();
+  const std::uint64_t all_threads = mpi.sum_over_ranks({static_cast<std::uint64_t>(threads)})[0];
+  if (mpi.rank() == 0) {
+    double stored_seconds = 0;
+    if (selected <= kListedUnits) {   // what the run spent on them: a guide to this check's time
+      std::vector<store::UnitRecord> recs;
+      for (const auto& s : spans) {
+        reader->read_units(s.begin, s.end - s.begin, recs);
+        for (const auto& r : recs) stored_seconds += r.seconds;
+      }
+    }
+    std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
+              << ", symmetry " << core::to_string(p.symmetry)
+              << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "
+              << core::to_string(info.status) << ", " << with_commas(reader->unit_count()) << " units\n";
+    std::cout << "units    " << what;
+    if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
+    std::cout << "; recounted with the " << core::kernel_name() << " search on " << all_threads << " thread(s)"
+              << (several ? " of " + std::to_string(mpi.size()) + " ranks" : "") << "\n" << std::flush;
+  }
 
   std::atomic<bool> cancel{false};
   std::jthread watch([&](const std::stop_token& ended) {   // a stop signal cancels the searches under way
@@ -281,32 +366,45 @@ int check_units(const CheckOptions& given) {
     }
   });   // (its destructor ends it however this function ends)
   const auto start = clock::now();
-  Checker checker(*reader, o, selected <= kListedUnits);
+  Checker checker(*reader, o, selected <= kListedUnits,
+                  several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "");
   bool stopped = false;
   try {
-    checker.check(spans, cancel);
+    checker.check(several ? rank_share(spans, mpi.rank(), mpi.size()) : spans, cancel);
   } catch (const core::Interrupted&) {
     stopped = true;
+  } catch (...) {
+    if (several) mpi.abort(report_current_exception(where));   // the other ranks wait for this one
+    throw;
   }
   watch.request_stop();
-  const Tally& t = checker.tally();
+  const Tally& mine = checker.tally();
+  const auto sums = mpi.sum_over_ranks({mine.checked, mine.differ, mine.not_the_plans, mine.unlisted});
+  const Tally t{sums[0], sums[1], sums[2], sums[3]};
+  const int signal = mpi.max_over_ranks(stopped ? stop_signal() : 0);
+  const auto kept = mpi.gather_text(checker.kept_lines());
+  const int code = t.differ ? kVerifyFailed : signal ? kInterrupted : kOk;
+  if (mpi.rank() != 0) return code;
+  std::cout << in_id_order(kept);
+  if (t.unlisted)
+    std::cout << "more     " << with_commas(t.unlisted) << " units differ and are not listed (each rank lists at most "
+              << kKeptLines << "): recount a part of the file with --units to see them\n";
   std::cout << "result   " << std::setprecision(3);
-  if (stopped)
-    std::cout << "stopped by signal " << stop_signal() << " after " << with_commas(t.checked) << " of "
+  if (signal)
+    std::cout << "stopped by signal " << signal << " after " << with_commas(t.checked) << " of "
               << with_commas(selected) << " units: ";
   if (t.differ)
     std::cout << with_commas(t.differ) << " of " << with_commas(t.checked)
               << " units differ (above): the file's counts of them are wrong, or the machine that counted them erred";
   else
-    std::cout << (stopped ? "all " : "") << with_commas(t.checked) << " of " << with_commas(t.checked)
+    std::cout << (signal ? "all " : "") << with_commas(t.checked) << " of " << with_commas(t.checked)
               << " units agree: their placements and multiplicities are the plan's, their solutions and nodes the recount's";
   std::cout << " (" << seconds_since(start) << " s)\n";
   if (t.not_the_plans && info.git_commit != kGitCommit)
     std::cout << "note     " << o.file << " was written by nqueens " << info.program_version << ", commit " << info.git_commit
               << ": a unit whose placement or multiplicity is not that of " << this_programs_plan(checker.plan())
               << " may be right for the plan of the nqueens that wrote it; check it with that one\n";
-  if (t.differ) return kVerifyFailed;
-  return stopped ? kInterrupted : kOk;
+  return code;
 }
 
 }  // namespace nq::app

@@ -11,6 +11,10 @@
 #include <vector>
 #include "core/kernel.h"
 
+namespace nq::cluster {
+class MpiSession;
+}
+
 namespace nq::app {
 
 struct CheckOptions {
@@ -29,9 +33,28 @@ struct CheckOptions {
 // Parses --units' "A-B,C,...": ids and inclusive ranges of ids. Throws ExitError(kUsage).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> parse_unit_ranges(const std::string& text);
 
-// Returns the exit code: 0 every unit checked agrees; kVerifyFailed one or more differ (each
-// named on stdout); kInterrupted a stop signal ended it (what was checked is reported). Throws
-// ExitError: kBadInput for a file that is not a result, kUsage for a selection it does not hold.
-int check_units(const CheckOptions& o);
+// Rows [begin, end) of a result file's /units.
+struct RowSpan {
+  std::uint64_t begin = 0, end = 0;
+  bool operator==(const RowSpan&) const = default;
+};
+
+// The rows of `spans` (increasing and disjoint: a selection) that rank `rank` of `ranks` checks.
+// The selection's rows are dealt to the ranks in turn, a block of consecutive rows at a time: 1
+// for a small selection, so that every rank gets some of a sample, up to kDealBlock for a large
+// one, so that each rank reads runs of rows. A plan's first units are its heaviest (N = 24's
+// ~20x the mean), and dealing spreads them over the ranks.
+inline constexpr std::uint64_t kDealBlock = 256;
+std::vector<RowSpan> rank_share(const std::vector<RowSpan>& spans, int rank, int ranks);
+
+// Every rank of `mpi` opens the file and makes the same selection; each recounts its
+// rank_share on its threads. Rank 0 prints the lines: with several ranks, the unit lines of all
+// of them once every rank is done, in id order. Returns the exit code, the same on every rank:
+// 0 every unit checked agrees; kVerifyFailed one or more differ (each named on stdout);
+// kInterrupted a stop signal ended it (what was checked is reported); kBadInput for a file that
+// is not a result and kUsage for a selection it does not hold (one line on stderr, rank 0's, or
+// that of a rank which alone failed). An error during the recount on one of several ranks ends
+// the job (MPI_Abort) with its code.
+int check_units(const CheckOptions& o, const cluster::MpiSession& mpi);
 
 }  // namespace nq::app

@@ -1,6 +1,7 @@
 #include "app/exit_codes.h"
 #include <exception>
 #include <iostream>
+#include <sstream>
 #include "core/stop.h"
 #include "core/symmetry.h"
 #include "proto/messages.h"
@@ -8,49 +9,56 @@
 
 namespace nq::app {
 
-int report_current_exception(const std::string& where) {
+Reported describe_current_exception(const std::string& where) {
+  std::ostringstream out;
   const std::string error = "nqueens: error: " + where;
   try {
     throw;
   } catch (const ExitError& e) {
-    std::cerr << (e.code() == kInterrupted ? "nqueens: " + where : error) << e.what() << "\n";
-    return e.code();
+    out << (e.code() == kInterrupted ? "nqueens: " + where : error) << e.what() << "\n";
+    return {e.code(), out.str()};
   } catch (const nq::core::Interrupted& e) {
-    std::cerr << "nqueens: " << where << e.what() << "\n";
-    return kInterrupted;
+    out << "nqueens: " << where << e.what() << "\n";
+    return {kInterrupted, out.str()};
   } catch (const nq::store::NotAResultFile& e) {
-    std::cerr << error << e.what() << "\n";
-    return kBadInput;
+    out << error << e.what() << "\n";
+    return {kBadInput, out.str()};
   } catch (const nq::store::CorruptJournal& e) {
-    std::cerr << error << e.what()
-              << "\n(the journal is damaged before its last record: move it away to recompute those units)\n";
-    return kBadInput;
+    out << error << e.what()
+        << "\n(the journal is damaged before its last record: move it away to recompute those units)\n";
+    return {kBadInput, out.str()};
   } catch (const nq::store::WriteError& e) {
-    std::cerr << error << e.what() << "\n";
-    return kIoError;
+    out << error << e.what() << "\n";
+    return {kIoError, out.str()};
   } catch (const nq::store::ParameterMismatch& e) {
-    std::cerr << error << e.what()
-              << "\n(the existing journal belongs to a run with other parameters: rerun with those, or pass --force to start over)\n";
-    return kRefused;
+    out << error << e.what()
+        << "\n(the existing journal belongs to a run with other parameters: rerun with those, or pass --force to start over)\n";
+    return {kRefused, out.str()};
   } catch (const nq::store::JournalInUse& e) {
-    std::cerr << error << e.what()
-              << "\n(another run of this job is writing its result file: let it finish, or give this run another --out;"
-                 " if none runs, a file server still holds the lock of a node that died, until its lease ends:"
-                 " rerun with --lock-wait SECONDS)\n";
-    return kRefused;
+    out << error << e.what()
+        << "\n(another run of this job is writing its result file: let it finish, or give this run another --out;"
+           " if none runs, a file server still holds the lock of a node that died, until its lease ends:"
+           " rerun with --lock-wait SECONDS)\n";
+    return {kRefused, out.str()};
   } catch (const nq::proto::ProtocolError& e) {
-    std::cerr << error << e.what() << "\n";
-    return kInternal;
+    out << error << e.what() << "\n";
+    return {kInternal, out.str()};
   } catch (const nq::core::IntegrityError& e) {
-    std::cerr << "nqueens: integrity check failed: " << where << e.what() << "\n";
-    return kVerifyFailed;
+    out << "nqueens: integrity check failed: " << where << e.what() << "\n";
+    return {kVerifyFailed, out.str()};
   } catch (const std::exception& e) {
-    std::cerr << "nqueens: internal error: " << where << e.what() << "\n";
-    return kInternal;
+    out << "nqueens: internal error: " << where << e.what() << "\n";
+    return {kInternal, out.str()};
   } catch (...) {
-    std::cerr << "nqueens: internal error: " << where << "an exception of unknown type\n";
-    return kInternal;
+    out << "nqueens: internal error: " << where << "an exception of unknown type\n";
+    return {kInternal, out.str()};
   }
+}
+
+int report_current_exception(const std::string& where) {
+  const Reported r = describe_current_exception(where);
+  std::cerr << r.text;
+  return r.code;
 }
 
 }  // namespace nq::app

@@ -28,6 +28,14 @@ class ExitError : public std::runtime_error {
   ExitCode code_;
 };
 
+// Inside a catch block: the current exception's exit code and what report_current_exception
+// prints for it.
+struct Reported {
+  int code = kOk;
+  std::string text;   // whole lines
+};
+Reported describe_current_exception(const std::string& where = {});
+
 // Inside a catch block: prints the current exception as one line on stderr ("nqueens: error:
 // <where><what>", plus a hint for some kinds) and returns its exit code.
 int report_current_exception(const std::string& where = {});

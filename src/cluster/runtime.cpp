@@ -305,6 +305,40 @@ int MpiSession::max_over_ranks(int value) const {
   return out;
 }
 
+std::vector<std::uint64_t> MpiSession::sum_over_ranks(const std::vector<std::uint64_t>& values) const {
+  std::vector<std::uint64_t> out(values.size());
+  check_mpi(MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
+                          MPI_COMM_WORLD),
+            "MPI_Allreduce");
+  return out;
+}
+
+std::uint64_t MpiSession::from_rank0(std::uint64_t value) const {
+  check_mpi(MPI_Bcast(&value, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  return value;
+}
+
+std::vector<std::string> MpiSession::gather_text(const std::string& mine) const {
+  const int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0), offsets(lengths.size());
+  check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(lengths[r]);
+  }
+  if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::length_error("cluster: the ranks' texts exceed 2 GiB together");
+  std::vector<char> all(total);
+  check_mpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                        MPI_COMM_WORLD),
+            "MPI_Gatherv");
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    out.emplace_back(all.data() + offsets[r], static_cast<std::size_t>(lengths[r]));
+  return out;
+}
+
 JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
                       Scheduler::Skip skip, std::uint64_t units_to_do, MasterHooks& hooks,
                       double progress_interval, double audit_fraction) {

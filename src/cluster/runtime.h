@@ -48,6 +48,14 @@ class MpiSession {
   std::string host_list() const;
   // The largest of `value` over all ranks (collective), e.g. the worst test result.
   int max_over_ranks(int value) const;
+  // Element by element, the sums of `values` over all ranks, on every rank (collective; every
+  // rank passes as many).
+  std::vector<std::uint64_t> sum_over_ranks(const std::vector<std::uint64_t>& values) const;
+  // Rank 0's `value`, on every rank (collective).
+  std::uint64_t from_rank0(std::uint64_t value) const;
+  // Every rank's text, whatever its length, in rank order: on rank 0 only, empty elsewhere
+  // (collective).
+  std::vector<std::string> gather_text(const std::string& mine) const;
 
  private:
   int rank_ = 0;

@@ -12,7 +12,7 @@ import time
 import h5py
 import pytest
 
-from conftest import BIN, EXIT, attrs, run
+from conftest import BIN, EXIT, attrs, env, kill_group, run, start
 
 UNIT_LINE = re.compile(r"^unit +(\d+) +(agrees|DIFFERS) +(.*)$", re.M)
 
@@ -132,10 +132,10 @@ def test_a_stop_signal_ends_a_long_check_at_once_reporting_what_it_checked(workd
         assert proc.stdout.readline().startswith("units ")
         os.kill(proc.pid, signal.SIGSTOP)
         os.kill(proc.pid, signal.SIGTERM)
-        start = time.monotonic()
+        signalled = time.monotonic()
         os.kill(proc.pid, signal.SIGCONT)
         rest, err = proc.communicate(timeout=60)
-        took = time.monotonic() - start
+        took = time.monotonic() - signalled
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -143,3 +143,85 @@ def test_a_stop_signal_ends_a_long_check_at_once_reporting_what_it_checked(workd
     m = re.search(r"^result +stopped by signal 15 after ([\d,]+) of ([\d,]+) units: all ([\d,]+) of ", rest, re.M)
     assert m and int(m.group(2).replace(",", "")) == units, rest
     assert int(m.group(1).replace(",", "")) < units and took < 20, (rest, took)
+    # Under mpirun, SIGUSR1 to mpirun (which passes it to every rank): each rank stops, and rank 0
+    # reports what all of them checked.
+    proc = start(["check", out, "--all", "--threads", "1", "--kernel", "scalar"], ranks=3)
+    try:
+        assert proc.stdout.readline().startswith("check ")
+        assert proc.stdout.readline().startswith("units ")   # printed once every rank catches the signals
+        signalled = time.monotonic()
+        os.kill(proc.pid, signal.SIGUSR1)
+        rest, err = proc.communicate(timeout=60)
+        took = time.monotonic() - signalled
+    finally:
+        kill_group(proc)
+    assert proc.returncode == EXIT["interrupted"], err
+    m = re.search(r"^result +stopped by signal 10 after ([\d,]+) of ([\d,]+) units: all ([\d,]+) of ", rest, re.M)
+    assert m and int(m.group(2).replace(",", "")) == units, rest
+    assert int(m.group(1).replace(",", "")) < units and took < 20, (rest, took)
+
+
+RANK_OF_LINE = re.compile(r"^unit +(\d+) +(?:agrees|DIFFERS) .*  \(rank (\d+), host [^)]+\)$", re.M)
+
+
+def test_several_ranks_share_the_units_and_rank_0_names_each_once(n14, workdir):
+    """Under mpirun the ranks deal the selection among themselves: each unit is recounted by one rank
+    (its line names it), rank 0 prints every line once, in id order, and one result line."""
+    units = attrs(n14)["units_done"]
+    p = run(["check", n14, "--all"], ranks=3, check=0)
+    assert re.search(r"^units +every unit of the file .* thread\(s\) of 3 ranks$", p.stdout, re.M), p.stdout
+    assert len(re.findall(r"^(?:check|units|result) ", p.stdout, re.M)) == 3, p.stdout
+    assert result_line(p.stdout).startswith(f"{units:,} of {units:,} units agree"), p.stdout
+    p = run(["check", n14, "--units", "0-59"], ranks=3, check=0)
+    named = [(int(u), int(r)) for u, r in RANK_OF_LINE.findall(p.stdout)]
+    assert [u for u, _ in named] == list(range(60)), p.stdout
+    assert {r for _, r in named} == {0, 1, 2}, p.stdout
+    assert result_line(p.stdout).startswith("60 of 60 units agree"), p.stdout
+    # A seed draws the same sample whatever the ranks.
+    one = run(["check", n14, "--sample", 7, "--seed", 99], check=0)
+    three = run(["check", n14, "--sample", 7, "--seed", 99], ranks=3, check=0)
+    assert sorted(lines(one.stdout)) == [int(u) for u, _ in RANK_OF_LINE.findall(three.stdout)], (one.stdout, three.stdout)
+    assert lines(one.stdout) == lines(three.stdout)
+
+
+def test_several_ranks_name_a_tampered_unit_once_and_fail_alike(n14, workdir):
+    bad = workdir / "bad.h5"
+    shutil.copy(n14, bad)
+    with h5py.File(bad, "r+") as f:
+        u = f["units"]
+        ids = u["id"][:]
+        u["solutions"][5] = u["solutions"][5] + 1
+        u["placement"][300] = u["placement"][301]
+    p = run(["check", bad, "--all"], ranks=3)
+    assert p.returncode == EXIT["verify"], p.stderr
+    assert sorted(int(u) for u, _ in RANK_OF_LINE.findall(p.stdout)) == sorted([int(ids[5]), int(ids[300])]), p.stdout
+    assert result_line(p.stdout).startswith(f"2 of {len(ids):,} units differ (above)"), p.stdout
+    # Every unit wrong: each rank lists 1,000 and counts the rest, which rank 0 adds up.
+    with h5py.File(bad, "r+") as f:
+        f["units"]["solutions"][:] = f["units"]["solutions"][:] + 1
+    assert len(ids) > 3000
+    p = run(["check", bad, "--all"], ranks=3)
+    assert p.returncode == EXIT["verify"], p.stderr
+    assert len(RANK_OF_LINE.findall(p.stdout)) == 3000, p.stdout[-2000:]
+    assert re.search(rf"^more +{len(ids) - 3000:,} units differ and are not listed \(each rank lists at most 1000\)",
+                     p.stdout, re.M), p.stdout[-2000:]
+    assert result_line(p.stdout).startswith(f"{len(ids):,} of {len(ids):,} units differ (above)"), p.stdout[-2000:]
+
+
+def test_an_error_on_any_rank_ends_every_rank_promptly_with_one_message(n14, workdir):
+    """A bad request fails on every rank alike: one message, rank 0's. A file that one rank cannot see
+    (on a node-local disk, say) fails that rank alone: the others must not wait for it."""
+    p = run(["check", n14, "--units", "999999999"], ranks=3, timeout=60)
+    assert p.returncode == EXIT["usage"] and p.stderr.count("nqueens: error:") == 1, p.stderr
+    assert "holds no unit of that id" in p.stderr and "rank " not in p.stderr, p.stderr
+    local = workdir / "here"
+    local.mkdir()
+    shutil.copy(n14, local / "n14.h5")
+    script = (f'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then cd /; fi; exec {BIN} check n14.h5 --all')
+    began = time.monotonic()
+    p = subprocess.run(["mpirun", "-n", "3", "sh", "-c", script], cwd=local, env=env(None, True), capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == EXIT["bad_input"], (p.stdout, p.stderr)
+    assert p.stderr.count("nqueens: error:") == 1 and "nqueens: error: rank 1 on host " in p.stderr, p.stderr
+    assert "n14.h5" in p.stderr and not re.search(r"^units ", p.stdout, re.M), p.stdout
+    assert time.monotonic() - began < 30

@@ -125,3 +125,21 @@ TEST(Distributed, SkippedUnitsAreNotComputedAndTheRestAre) {
   const core::UnitPlan plan(11, 3);
   for (const auto& u : plan.units()) EXPECT_EQ(c.results.count(u.id), skip(u.id) ? 0u : 1u) << u.id;
 }
+
+// The collectives `nqueens check` agrees through: sums of 64-bit counts past 2^32, rank 0's
+// value everywhere, and texts of any length (none, and longer than one message's usual size)
+// gathered on rank 0 in rank order.
+TEST(MpiSession, SumsBroadcastsAndGathersTextsOfAnyLength) {
+  const auto& mpi = test::mpi();
+  const auto r = static_cast<std::uint64_t>(mpi.rank()), n = static_cast<std::uint64_t>(mpi.size());
+  EXPECT_EQ(mpi.sum_over_ranks({r, 1, r << 40}), (std::vector<std::uint64_t>{n * (n - 1) / 2, n, (n * (n - 1) / 2) << 40}));
+  EXPECT_EQ(mpi.from_rank0(r == 0 ? 0xFEDCBA9876543210ULL : r), 0xFEDCBA9876543210ULL);
+  const auto text_of = [](std::uint64_t rank) { return std::string(rank * 100000, static_cast<char>('a' + rank)); };
+  const auto texts = mpi.gather_text(text_of(r));
+  if (mpi.rank() != 0) {
+    EXPECT_TRUE(texts.empty());
+    return;
+  }
+  ASSERT_EQ(texts.size(), n);
+  for (std::uint64_t k = 0; k < n; ++k) EXPECT_EQ(texts[k], text_of(k)) << "rank " << k;
+}

@@ -83,7 +83,7 @@ def env(extra=None, mpi=True):
 
 
 def uses_mpi(args, ranks):
-    return bool(ranks) or (bool(args) and str(args[0]) == "run")
+    return bool(ranks) or (bool(args) and str(args[0]) in ("run", "check"))
 
 
 def command(args, ranks=None):
