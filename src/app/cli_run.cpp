@@ -185,7 +185,7 @@ void add_check_command(CLI::App& cli, Runner& run) {
       CheckOptions c = o->check;
       if (!o->units.empty()) c.ranges = parse_unit_ranges(o->units);
       c.kernel = kKernels.at(o->kernel);
-      const cluster::MpiSession mpi;   // under mpirun/srun the ranks share the units
+      const cluster::MpiSession mpi(cluster::MpiSession::Ranks::peers);   // under mpirun/srun the ranks share the units
       return check_units(c, mpi);
     };
   });

@@ -231,7 +231,7 @@ int node_cpus() {
 
 }  // namespace
 
-MpiSession::MpiSession() {
+MpiSession::MpiSession(Ranks roles) {
   int provided = 0;
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("cluster: MPI lacks MPI_THREAD_FUNNELED");
@@ -255,7 +255,7 @@ MpiSession::MpiSession() {
   std::vector<unsigned long long> words(kWords, 0), all(static_cast<std::size_t>(kWords) * node_size);
   for (int c = 0; c < kMaxCpus; ++c)
     if (mine[c]) words[c / 64] |= 1ULL << (c % 64);
-  words[kWords - 1] = rank_ == 0;
+  words[kWords - 1] = rank_ == 0 && roles == Ranks::master_and_workers;
   check_mpi(MPI_Allgather(words.data(), kWords, MPI_UNSIGNED_LONG_LONG, all.data(), kWords,
                           MPI_UNSIGNED_LONG_LONG, node),
             "MPI_Allgather");

@@ -27,7 +27,10 @@ namespace nq::cluster {
 // MPI_Init_thread (funneled) / MPI_Finalize; one per process.
 class MpiSession {
  public:
-  MpiSession();
+  // Which ranks compute, for the node's CPU plan (cluster/layout.h): the workers of a job whose
+  // rank 0 is its master (`run`), or every rank alike (`check`: rank 0 gets its own share).
+  enum class Ranks { master_and_workers, peers };
+  explicit MpiSession(Ranks ranks = Ranks::master_and_workers);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

@@ -102,6 +102,26 @@ def test_batch_job_counts_and_writes_result(cluster, env, workdir, jobs):
     assert "nqueens exited with code 0" in log
 
 
+def test_a_check_under_srun_deals_the_units_to_its_ranks(cluster, env, nqueens_bin, workdir, jobs):
+    """`srun nqueens check` in a batch job (2 tasks, PMIx): each unit recounted by one rank and named once
+    by rank 0, in id order, and one result line."""
+    out = workdir / "c13.h5"
+    made = run([str(nqueens_bin), "run", "--n", "13", "--depth", "2", "--out", str(out)], env=env, timeout=120)
+    assert made.returncode == 0, made.stderr
+    res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5", "-o", "check-%j.out",
+               "--wrap", f"srun --mpi=pmix {nqueens_bin} check {out} --units 0-39"], cwd=workdir, env=env, timeout=180)
+    jid = res.stdout.strip().split(";")[0]
+    jobs.append(jid)
+    log = log_text(workdir / f"check-{jid}.out")
+    assert res.returncode == 0, log
+    named = re.findall(r"^unit +(\d+) +agrees .*  \(rank (\d+), host [^)]+\)$", log, re.M)
+    assert [int(u) for u, _ in named] == list(range(40)) and {r for _, r in named} == {"0", "1"}, log
+    # 1 CPU a task (-c 1): each rank recounts on its own CPU, rank 0 too (it is no idle master here).
+    assert re.search(r"^units +the 40 of --units, .*; recounted with the .* search on 2 thread\(s\) of 2 ranks$",
+                     log, re.M), log
+    assert len(re.findall(r"^result +40 of 40 units agree", log, re.M)) == 1, log
+
+
 def crashing_bin(workdir, real, crashes):
     """A wrapper around the real binary whose rank 1 dies of SIGSEGV before exec'ing it, in the
     first `crashes` launches (counted in a file): a crash at start-up as Open MPI's in MPI_Init

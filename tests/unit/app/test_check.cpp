@@ -19,7 +19,9 @@ std::vector<std::vector<RowSpan>> shares(const std::vector<RowSpan>& selection, 
     for (std::size_t i = 0; i < all.back().size(); ++i) {
       const RowSpan& s = all.back()[i];
       EXPECT_LT(s.begin, s.end);
-      if (i) EXPECT_LT(all.back()[i - 1].end, s.begin) << "rank " << r << ": spans out of order or touching";
+      if (i) {
+        EXPECT_LT(all.back()[i - 1].end, s.begin) << "rank " << r << ": spans out of order or touching";
+      }
       for (auto row = s.begin; row < s.end; ++row) EXPECT_TRUE(owner.emplace(row, r).second) << "row " << row << " twice";
     }
   }
