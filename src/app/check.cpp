@@ -12,6 +12,7 @@
 #include <unordered_set>
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
+#include "app/progress.h"
 #include "app/signals.h"
 #include "app/unit_table.h"
 #include "buildinfo/git_commit.h"
@@ -34,6 +35,8 @@ constexpr std::uint64_t kListedUnits = 100;
 constexpr std::uint64_t kKeptLines = 1000;
 // How often the signal flag is looked at while units are recounted.
 constexpr std::chrono::milliseconds kStopPoll{50};
+// A progress line on stderr every this often (as `count`'s), from the first on.
+constexpr std::chrono::seconds kProgressInterval{2};
 
 using clock = std::chrono::steady_clock;
 
@@ -149,11 +152,12 @@ struct Item {
 class Checker {
  public:
   // rank: "" in one process, else who checks ("rank 2, host h"): the lines name it and are kept
-  // for rank 0.
-  Checker(const store::ResultReader& reader, const CheckOptions& o, bool list, const std::string& rank)
-      : reader_(reader), o_(o), list_(list), lines_(!rank.empty()), by_(rank.empty() ? "" : "  (" + rank + ")"), plan_(reader.info().params.n, reader.info().params.depth,
-                                                   reader.info().params.symmetry),
-        cursor_(plan_) {
+  // for rank 0. progress: the units to check here, the threads and what is expected of them.
+  Checker(const store::ResultReader& reader, const CheckOptions& o, bool list, const std::string& rank,
+          const ProgressState& progress)
+      : reader_(reader), o_(o), list_(list), lines_(!rank.empty()), by_(rank.empty() ? "" : "  (" + rank + ")"),
+        plan_(reader.info().params.n, reader.info().params.depth, reader.info().params.symmetry), cursor_(plan_),
+        progress_(progress) {
     have_ = cursor_.next(next_);
   }
 
@@ -173,6 +177,10 @@ class Checker {
   }
 
   const Tally& tally() const { return tally_; }
+  ProgressState progress() {   // (its seconds are the caller's)
+    const std::lock_guard lock(mutex_);
+    return progress_;
+  }
   const std::string& kept_lines() const { return lines_.kept(); }
   const core::UnitPlan& plan() const { return plan_; }
 
@@ -200,7 +208,7 @@ class Checker {
       why = "its multiplicity is " + std::to_string(rec.multiplicity) + ", the plan's " + std::to_string(next_.multiplicity);
     if (why.empty()) return next_;
     const std::lock_guard lock(mutex_);
-    ++tally_.checked;
+    progress_.units_done = ++tally_.checked;
     ++tally_.differ;
     ++tally_.not_the_plans;
     std::ostringstream line;
@@ -212,7 +220,10 @@ class Checker {
   void report(const Item& it) {
     const bool agrees = it.recount.solutions == it.stored.solutions && it.recount.nodes == it.stored.nodes;
     const std::lock_guard lock(mutex_);
-    ++tally_.checked;
+    progress_.units_done = ++tally_.checked;
+    progress_.solutions += core::Total{it.unit.multiplicity} * it.recount.solutions;
+    progress_.nodes += it.recount.nodes;
+    progress_.busy_seconds += it.seconds;
     if (!agrees) ++tally_.differ;
     if (agrees && !list_) return;
     std::ostringstream line;
@@ -237,6 +248,7 @@ class Checker {
   bool have_ = false;
   std::mutex mutex_;
   Tally tally_;
+  ProgressState progress_;
 };
 
 }  // namespace
@@ -358,19 +370,37 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
               << (several ? " of " + std::to_string(mpi.size()) + " ranks" : "") << "\n" << std::flush;
   }
 
-  std::atomic<bool> cancel{false};
-  std::jthread watch([&](const std::stop_token& ended) {   // a stop signal cancels the searches under way
-    while (!ended.stop_requested()) {
-      if (stop_signal_received()) cancel.store(true);
-      std::this_thread::sleep_for(kStopPoll);
-    }
-  });   // (its destructor ends it however this function ends)
+  const auto share = several ? rank_share(spans, mpi.rank(), mpi.size()) : spans;
+  ProgressState progress;
+  progress.units_total = rows_in(share);
+  progress.threads = threads;
+  // What all of a complete file's units found and walked is known (published or extrapolated,
+  // and sampled): the share of it here gives the ETA. Else the ETA goes by the units.
+  if (selected == reader->unit_count() && info.status == store::Status::complete)
+    expect_totals(progress, p, info.units_total * static_cast<std::uint64_t>(p.shard.count),
+                  static_cast<double>(progress.units_total) / static_cast<double>(selected) / p.shard.count);
   const auto start = clock::now();
   Checker checker(*reader, o, selected <= kListedUnits,
-                  several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "");
+                  several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "", progress);
+  // Rank 0's progress stands for the job's (the ranks' shares are dealt alike). Not beside unit
+  // lines that one process prints as they come.
+  const bool show_progress = !o.quiet && mpi.rank() == 0 && (several || selected > kListedUnits);
+  std::atomic<bool> cancel{false};
+  std::jthread watch([&](const std::stop_token& ended) {   // a stop signal cancels the searches under way
+    std::optional<ProgressLine> line;
+    for (auto next = start + kProgressInterval; !ended.stop_requested(); std::this_thread::sleep_for(kStopPoll)) {
+      if (stop_signal_received()) cancel.store(true);
+      if (!show_progress || clock::now() < next) continue;
+      if (!line) line.emplace(several ? "check, rank 0's share" : "check");
+      ProgressState now = checker.progress();
+      now.seconds = seconds_since(start);
+      line->report(now);
+      next += kProgressInterval;
+    }
+  });   // (its destructor ends it however this function ends)
   bool stopped = false;
   try {
-    checker.check(several ? rank_share(spans, mpi.rank(), mpi.size()) : spans, cancel);
+    checker.check(share, cancel);
   } catch (const core::Interrupted&) {
     stopped = true;
   } catch (...) {
@@ -378,6 +408,7 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     throw;
   }
   watch.request_stop();
+  watch.join();   // its progress line ends before the lines below
   const Tally& mine = checker.tally();
   const auto sums = mpi.sum_over_ranks({mine.checked, mine.differ, mine.not_the_plans, mine.unlisted});
   const Tally t{sums[0], sums[1], sums[2], sums[3]};

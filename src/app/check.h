@@ -28,6 +28,7 @@ struct CheckOptions {
   // (~12x at N = 18).
   std::optional<core::KernelChoice> kernel;
   int threads = 0;   // 0: the CPUs this process may use
+  bool quiet = false;   // no progress line
 };
 
 // Parses --units' "A-B,C,...": ids and inclusive ranges of ids. Throws ExitError(kUsage).

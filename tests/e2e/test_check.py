@@ -120,16 +120,21 @@ def test_shard_and_boards_files_are_checked_and_bad_requests_get_clear_errors(wo
 
 def test_a_stop_signal_ends_a_long_check_at_once_reporting_what_it_checked(workdir):
     """SIGTERM (Slurm's warning) while units are recounted: the searches under way are cancelled, the units
-    checked so far are reported, exit 75. The signal is sent while the process is stopped (SIGSTOP) right
-    after it announced the recount, so the recount is certainly under way when it is handled."""
+    checked so far are reported, exit 75. The scalar search on one thread takes ~12 s here for this file's
+    40,562 units: a progress line (every 2 s, with its ETA) comes first; the signal is sent while the
+    process is stopped (SIGSTOP) right after that line, so the recount is certainly under way when it is
+    handled. With --quiet no progress line comes."""
     out = workdir / "n17.h5"
     run(["run", "--n", 17, "--depth", 2, "--out", out], ranks=2, check=0, timeout=600)
     units = attrs(out)["units_done"]
-    proc = subprocess.Popen([BIN, "check", str(out), "--all", "--threads", "1"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen([BIN, "check", str(out), "--all", "--threads", "1", "--kernel", "scalar"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert proc.stdout.readline().startswith("check ")
         assert proc.stdout.readline().startswith("units ")
+        progress = proc.stderr.readline()
+        assert re.fullmatch(rf"\[check\] +[\d.]+%  units \d+/{units}  solutions \d+  .* sol/s  elapsed [\d.]+ s  "
+                            r"ETA ([\d.]+ s|\d+ min \d+ s)\n", progress), progress
         os.kill(proc.pid, signal.SIGSTOP)
         os.kill(proc.pid, signal.SIGTERM)
         signalled = time.monotonic()
@@ -143,12 +148,24 @@ def test_a_stop_signal_ends_a_long_check_at_once_reporting_what_it_checked(workd
     m = re.search(r"^result +stopped by signal 15 after ([\d,]+) of ([\d,]+) units: all ([\d,]+) of ", rest, re.M)
     assert m and int(m.group(2).replace(",", "")) == units, rest
     assert int(m.group(1).replace(",", "")) < units and took < 20, (rest, took)
+    quiet = subprocess.Popen([BIN, "check", str(out), "--all", "--threads", "1", "--kernel", "scalar", "--quiet"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert quiet.stdout.readline().startswith("check ") and quiet.stdout.readline().startswith("units ")
+        time.sleep(3)
+        os.kill(quiet.pid, signal.SIGTERM)
+        rest, err = quiet.communicate(timeout=60)
+    finally:
+        kill_group(quiet)
+    assert quiet.returncode == EXIT["interrupted"] and "stopped by signal 15" in rest, (rest, err)
+    assert "[check" not in err, err
     # Under mpirun, SIGUSR1 to mpirun (which passes it to every rank): each rank stops, and rank 0
     # reports what all of them checked.
     proc = start(["check", out, "--all", "--threads", "1", "--kernel", "scalar"], ranks=3)
     try:
         assert proc.stdout.readline().startswith("check ")
         assert proc.stdout.readline().startswith("units ")   # printed once every rank catches the signals
+        assert proc.stderr.readline().startswith("[check, rank 0's share] ")   # its progress stands for the job's
         signalled = time.monotonic()
         os.kill(proc.pid, signal.SIGUSR1)
         rest, err = proc.communicate(timeout=60)
