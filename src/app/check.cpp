@@ -1,4 +1,5 @@
 #include "app/check.h"
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -382,9 +383,10 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   const auto start = clock::now();
   Checker checker(*reader, o, selected <= kListedUnits,
                   several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "", progress);
-  // Rank 0's progress stands for the job's (the ranks' shares are dealt alike). Not beside unit
-  // lines that one process prints as they come.
-  const bool show_progress = !o.quiet && mpi.rank() == 0 && (several || selected > kListedUnits);
+  // Rank 0's progress stands for the job's (the ranks' shares are dealt alike). Not where one
+  // process lists each unit as it comes on the terminal that shows the live progress line.
+  const bool listed_on_the_terminal = !several && selected <= kListedUnits && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
+  const bool show_progress = !o.quiet && mpi.rank() == 0 && !listed_on_the_terminal;
   std::atomic<bool> cancel{false};
   std::jthread watch([&](const std::stop_token& ended) {   // a stop signal cancels the searches under way
     std::optional<ProgressLine> line;

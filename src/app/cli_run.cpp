@@ -180,7 +180,7 @@ void add_check_command(CLI::App& cli, Runner& run) {
       ->check(CLI::IsMember(kKernels));
   cmd->add_option("--threads", o->check.threads, "threads (default: the CPUs this process may run on)")
       ->check(whole_number("--threads", 1, 4096));
-  cmd->add_flag("--quiet", o->check.quiet, "no progress line (shown every 2 s while more than 100 units are checked)");
+  cmd->add_flag("--quiet", o->check.quiet, "no progress line on stderr (every 2 s otherwise)");
   cmd->callback([o, &run] {
     run = [o] {
       CheckOptions c = o->check;
