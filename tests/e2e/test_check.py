@@ -62,17 +62,25 @@ def test_every_unit_recounted_by_another_kernel_agrees_and_a_seed_draws_the_same
     assert sorted(lines(p.stdout)) == [3, 4, 5, 6, 40], p.stdout
 
 
+def tampered_copy(src, dst, edit):
+    """dst: a copy of the result file src whose /units group `edit` changed (h5py); returns the unit ids."""
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        edit(f["units"])
+        return f["units"]["id"][:]
+
+
 def test_a_tampered_count_nodes_placement_or_multiplicity_is_named_and_fails_with_exit_6(n14, workdir):
     bad = workdir / "bad.h5"
-    shutil.copy(n14, bad)
-    with h5py.File(bad, "r+") as f:
-        u = f["units"]
-        ids = u["id"][:]
-        rows = {"solutions": 7, "nodes": 20, "placement": 33, "multiplicity": 51}
+    rows = {"solutions": 7, "nodes": 20, "placement": 33, "multiplicity": 51}
+
+    def edit(u):
         u["solutions"][7] = u["solutions"][7] + 1
         u["nodes"][20] = u["nodes"][20] - 1
         u["placement"][33] = u["placement"][34]
         u["multiplicity"][51] = 2 if u["multiplicity"][51] != 2 else 4
+
+    ids = tampered_copy(n14, bad, edit)
     p = run(["check", bad, "--all"])
     assert p.returncode == EXIT["verify"], p.stderr
     found = lines(p.stdout)
@@ -203,12 +211,12 @@ def test_several_ranks_share_the_units_and_rank_0_names_each_once(n14, workdir):
 
 def test_several_ranks_name_a_tampered_unit_once_and_fail_alike(n14, workdir):
     bad = workdir / "bad.h5"
-    shutil.copy(n14, bad)
-    with h5py.File(bad, "r+") as f:
-        u = f["units"]
-        ids = u["id"][:]
+
+    def edit(u):
         u["solutions"][5] = u["solutions"][5] + 1
         u["placement"][300] = u["placement"][301]
+
+    ids = tampered_copy(n14, bad, edit)
     p = run(["check", bad, "--all"], ranks=3)
     assert p.returncode == EXIT["verify"], p.stderr
     assert sorted(int(u) for u, _ in RANK_OF_LINE.findall(p.stdout)) == sorted([int(ids[5]), int(ids[300])]), p.stdout
