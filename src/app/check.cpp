@@ -31,9 +31,10 @@ namespace {
 constexpr std::uint64_t kChunk = 1 << 12;
 // Up to this many units selected, each gets its line; beyond, only those that differ.
 constexpr std::uint64_t kListedUnits = 100;
-// With several ranks, each keeps at most this many lines for rank 0 to print (and counts the
-// others): a file whose every unit is wrong must not fill the memory.
-constexpr std::uint64_t kKeptLines = 1000;
+// With several ranks, each keeps at most kKeptLines lines for rank 0 to print, and fewer where
+// the ranks are so many that rank 0 would get more than kKeptLinesInAll (it counts the others): a
+// file whose every unit is wrong must not fill the memory.
+constexpr std::uint64_t kKeptLines = 1000, kKeptLinesInAll = 100000;
 // How often the signal flag is looked at while units are recounted.
 constexpr std::chrono::milliseconds kStopPoll{50};
 // A progress line on stderr every this often (as `count`'s), from the first on.
@@ -124,10 +125,10 @@ struct Tally {
 // Where the unit lines go: stdout as they come (one process), or kept for rank 0.
 class Lines {
  public:
-  explicit Lines(bool keep) : keep_(keep) {}
+  explicit Lines(std::uint64_t keep) : keep_(keep) {}   // keep: at most this many (0: none, stdout)
   void add(const std::string& line, Tally& t) {   // under the caller's lock
     if (!keep_) std::cout << line << std::flush;
-    else if (kept_ < kKeptLines) {
+    else if (kept_ < keep_) {
       text_ += line;
       ++kept_;
     } else {
@@ -137,7 +138,7 @@ class Lines {
   const std::string& kept() const { return text_; }
 
  private:
-  bool keep_;
+  std::uint64_t keep_;
   std::string text_;
   std::uint64_t kept_ = 0;
 };
@@ -152,11 +153,12 @@ struct Item {
 
 class Checker {
  public:
-  // rank: "" in one process, else who checks ("rank 2, host h"): the lines name it and are kept
-  // for rank 0. progress: the units to check here, the threads and what is expected of them.
+  // rank: "" in one process, else who checks ("rank 2, host h"): the lines name it and up to
+  // `keep` of them are kept for rank 0. progress: the units to check here, the threads and what
+  // is expected of them.
   Checker(const store::ResultReader& reader, const CheckOptions& o, bool list, const std::string& rank,
-          const ProgressState& progress)
-      : reader_(reader), o_(o), list_(list), lines_(!rank.empty()), by_(rank.empty() ? "" : "  (" + rank + ")"),
+          std::uint64_t keep, const ProgressState& progress)
+      : reader_(reader), o_(o), list_(list), lines_(rank.empty() ? 0 : keep), by_(rank.empty() ? "" : "  (" + rank + ")"),
         plan_(reader.info().params.n, reader.info().params.depth, reader.info().params.symmetry), cursor_(plan_),
         progress_(progress) {
     have_ = cursor_.next(next_);
@@ -381,8 +383,9 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     expect_totals(progress, p, info.units_total * static_cast<std::uint64_t>(p.shard.count),
                   static_cast<double>(progress.units_total) / static_cast<double>(selected) / p.shard.count);
   const auto start = clock::now();
+  const std::uint64_t keep = std::clamp<std::uint64_t>(kKeptLinesInAll / static_cast<std::uint64_t>(mpi.size()), 1, kKeptLines);
   Checker checker(*reader, o, selected <= kListedUnits,
-                  several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "", progress);
+                  several ? "rank " + std::to_string(mpi.rank()) + ", host " + mpi.host() : "", keep, progress);
   // Rank 0's progress stands for the job's (the ranks' shares are dealt alike). Not where one
   // process lists each unit as it comes on the terminal that shows the live progress line.
   const bool listed_on_the_terminal = !several && selected <= kListedUnits && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
@@ -421,7 +424,7 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   std::cout << in_id_order(kept);
   if (t.unlisted)
     std::cout << "more     " << with_commas(t.unlisted) << " units differ and are not listed (each rank lists at most "
-              << kKeptLines << "): recount a part of the file with --units to see them\n";
+              << keep << "): recount a part of the file with --units to see them\n";
   std::cout << "result   " << std::setprecision(3);
   if (signal)
     std::cout << "stopped by signal " << signal << " after " << with_commas(t.checked) << " of "

@@ -319,6 +319,9 @@ std::uint64_t MpiSession::from_rank0(std::uint64_t value) const {
 }
 
 std::vector<std::string> MpiSession::gather_text(const std::string& mine) const {
+  // MPI counts are int: every rank learns the total first, so that all of them refuse alike.
+  if (sum_over_ranks({mine.size()})[0] > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    throw std::length_error("cluster: the ranks' texts exceed 2 GiB together");
   const int length = static_cast<int>(mine.size());
   std::vector<int> lengths(rank_ == 0 ? static_cast<std::size_t>(size_) : 0), offsets(lengths.size());
   check_mpi(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
@@ -327,8 +330,6 @@ std::vector<std::string> MpiSession::gather_text(const std::string& mine) const 
     offsets[r] = static_cast<int>(total);
     total += static_cast<std::size_t>(lengths[r]);
   }
-  if (total > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::length_error("cluster: the ranks' texts exceed 2 GiB together");
   std::vector<char> all(total);
   check_mpi(MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
                         MPI_COMM_WORLD),

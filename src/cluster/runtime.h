@@ -56,8 +56,8 @@ class MpiSession {
   std::vector<std::uint64_t> sum_over_ranks(const std::vector<std::uint64_t>& values) const;
   // Rank 0's `value`, on every rank (collective).
   std::uint64_t from_rank0(std::uint64_t value) const;
-  // Every rank's text, whatever its length, in rank order: on rank 0 only, empty elsewhere
-  // (collective).
+  // Every rank's text, in rank order: on rank 0 only, empty elsewhere (collective). Texts of
+  // over 2 GiB together throw std::length_error on every rank.
   std::vector<std::string> gather_text(const std::string& mine) const;
 
  private:
