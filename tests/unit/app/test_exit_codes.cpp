@@ -12,13 +12,13 @@ namespace {
 
 // Throws `e`, catches it as main does; returns the code and the line on stderr.
 template <class E>
-std::pair<int, std::string> reported(const E& e) {
+std::pair<int, std::string> reported(const E& e, const std::string& where = {}) {
   testing::internal::CaptureStderr();
   int code = -1;
   try {
     throw e;
   } catch (...) {
-    code = app::report_current_exception();
+    code = app::report_current_exception(where);
   }
   return {code, testing::internal::GetCapturedStderr()};
 }
@@ -43,4 +43,23 @@ TEST(ExitCodes, EveryErrorKindMapsToItsDocumentedCode) {
 TEST(ExitCodes, HintsTellWhatToDo) {
   EXPECT_NE(reported(store::ParameterMismatch("m")).second.find("pass --force to start over"), std::string::npos);
   EXPECT_NE(reported(store::CorruptJournal("c")).second.find("move it away to recompute those units"), std::string::npos);
+}
+
+// describe_current_exception gives the code and the text that report_current_exception prints
+// (a command of several ranks prints one rank's text for all of them), with `where` in it.
+TEST(ExitCodes, DescribedAsReported) {
+  const auto described = [](const auto& e) {
+    try {
+      throw e;
+    } catch (...) {
+      const app::Reported r = app::describe_current_exception("rank 1 on host h: ");
+      return std::pair<int, std::string>{r.code, r.text};
+    }
+  };
+  const auto reported_at = [](const auto& e) { return reported(e, "rank 1 on host h: "); };
+  EXPECT_EQ(described(app::ExitError(app::kUsage, "bad")), (std::pair<int, std::string>{2, "nqueens: error: rank 1 on host h: bad\n"}));
+  EXPECT_EQ(described(store::CorruptJournal("c")), reported_at(store::CorruptJournal("c")));
+  EXPECT_EQ(described(store::NotAResultFile("x.h5")), reported_at(store::NotAResultFile("x.h5")));
+  EXPECT_EQ(described(core::Interrupted("counting")), reported_at(core::Interrupted("counting")));
+  EXPECT_EQ(described(std::runtime_error("bug")), reported_at(std::runtime_error("bug")));
 }
