@@ -64,6 +64,25 @@ def test_three_hosts_give_the_file_of_one_host(cluster, workdir, mode, n, report
            f"(total {total_threads}); units per rank {dict(zip(*np.unique(u['rank'], return_counts=True)))}")
 
 
+def test_a_check_across_hosts_deals_the_units_and_names_the_host_of_each_recount(cluster, workdir, report):
+    """`nqueens check` under mpirun over the three hosts: each unit recounted once, by one of the five ranks,
+    each line naming the rank and its host; every rank computes (rank 0 too: it is no idle master here),
+    so host 1's two ranks share its cores."""
+    out = workdir / "c14.h5"
+    run(["run", "--n", 14, "--depth", 3, "--out", out], ranks=3, check=0)
+    hf = cluster.hostfile(workdir / "hosts", LAYOUT)
+    p = cluster.run(["check", out, "--units", "0-99"], hf, len(RANK_HOST), check=0)
+    named = re.findall(r"^unit +(\d+) +agrees .*  \(rank (\d+), host ([^)]+)\)$", p.stdout, re.M)
+    assert [int(u) for u, _, _ in named] == list(range(100)), p.stdout
+    assert {int(r) for _, r, _ in named} == set(RANK_HOST), p.stdout
+    assert all(RANK_HOST[int(r)] == h for _, r, h in named), p.stdout
+    per_rank = {r: CORES // sum(1 for h in RANK_HOST.values() if h == RANK_HOST[r]) for r in RANK_HOST}
+    assert f"search on {sum(per_rank.values())} thread(s) of {len(RANK_HOST)} ranks" in p.stdout, p.stdout
+    assert len(re.findall(r"^result +100 of 100 units agree", p.stdout, re.M)) == 1, p.stdout
+    report(f"check over 3 hosts: 100 units dealt to ranks {sorted({int(r) for _, r, _ in named})}, "
+           f"threads per rank {per_rank}")
+
+
 def _lost_host(cluster, how):
     if how == "kill":
         cluster.kill(H3)            # every process of host 3: its orted and its ranks
