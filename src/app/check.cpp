@@ -119,7 +119,7 @@ std::vector<RowSpan> select_rows(const store::ResultReader& r, const CheckOption
 struct Tally {
   std::uint64_t checked = 0, differ = 0;
   std::uint64_t not_the_plans = 0;   // of those that differ: a placement or multiplicity
-  std::uint64_t unlisted = 0;        // lines of differing units not kept (kKeptLines)
+  std::uint64_t unlisted = 0;        // lines of differing units past the rank's bound (kKeptLines...)
 };
 
 // Where the unit lines go: stdout as they come (one process), or kept for rank 0.

@@ -165,9 +165,9 @@ constexpr auto kStackCapacity = static_cast<std::size_t>(kVectorStackCapacity);
 // stores to the next field, 16 nodes further on, which store-to-load forwarding can take for a
 // dependence. g++ 12's schedule of the walk then took 20-45 ns a node instead of 0.6 (AMD Zen 5,
 // session 31: `nqueens count 16 --threads 1` 5.9-6.4 s against 0.14-0.16 s), so its build puts
-// them 1 KiB past whole pages. clang's schedule is not
-// hurt, and with the fields 1 or 3 KiB apart its walk measured 4-8 % slower (`count 18`,
-// alternating), so it keeps them as they were (docs/performance.md).
+// them 1 KiB past whole pages. clang's schedule is not hurt, and with the fields 1 or 3 KiB apart
+// its walk measured 4-8 % slower (`count 18`, alternating), so it keeps them as they were
+// (docs/performance.md).
 #if defined(__clang__)
 constexpr std::size_t kFieldStride = kStackCapacity + kLanes;
 #else
