@@ -44,12 +44,6 @@ using clock = std::chrono::steady_clock;
 
 double seconds_since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
-std::uint64_t rows_in(const std::vector<RowSpan>& spans) {
-  std::uint64_t n = 0;
-  for (const auto& s : spans) n += s.end - s.begin;
-  return n;
-}
-
 std::uint64_t id_at(const store::ResultReader& r, std::uint64_t row, std::vector<store::UnitRecord>& buf) {
   r.read_units(row, 1, buf);
   return buf[0].id;
@@ -278,24 +272,6 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> parse_unit_ranges(const std
     rest.remove_prefix(comma + 1);
   }
   return ranges;
-}
-
-std::vector<RowSpan> rank_share(const std::vector<RowSpan>& spans, int rank, int ranks) {
-  const auto r = static_cast<std::uint64_t>(rank), n = static_cast<std::uint64_t>(ranks);
-  const std::uint64_t block = std::clamp<std::uint64_t>(rows_in(spans) / (n * 64), 1, kDealBlock);
-  std::vector<RowSpan> mine;
-  std::uint64_t position = 0;   // in the selection, of `row`
-  for (const auto& s : spans)
-    for (std::uint64_t row = s.begin; row < s.end;) {
-      const std::uint64_t len = std::min(s.end - row, block - position % block);
-      if ((position / block) % n == r) {
-        if (!mine.empty() && mine.back().end == row) mine.back().end = row + len;
-        else mine.push_back({row, row + len});
-      }
-      row += len;
-      position += len;
-    }
-  return mine;
 }
 
 namespace {

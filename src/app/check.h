@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "app/rank_share.h"
 #include "core/kernel.h"
 
 namespace nq::cluster {
@@ -33,20 +34,6 @@ struct CheckOptions {
 
 // Parses --units' "A-B,C,...": ids and inclusive ranges of ids. Throws ExitError(kUsage).
 std::vector<std::pair<std::uint64_t, std::uint64_t>> parse_unit_ranges(const std::string& text);
-
-// Rows [begin, end) of a result file's /units.
-struct RowSpan {
-  std::uint64_t begin = 0, end = 0;
-  bool operator==(const RowSpan&) const = default;
-};
-
-// The rows of `spans` (increasing and disjoint: a selection) that rank `rank` of `ranks` checks.
-// The selection's rows are dealt to the ranks in turn, a block of consecutive rows at a time: 1
-// for a small selection, so that every rank gets some of a sample, up to kDealBlock for a large
-// one, so that each rank reads runs of rows. A plan's first units are its heaviest (N = 24's
-// ~20x the mean), and dealing spreads them over the ranks.
-inline constexpr std::uint64_t kDealBlock = 256;
-std::vector<RowSpan> rank_share(const std::vector<RowSpan>& spans, int rank, int ranks);
 
 // Every rank of `mpi` opens the file and makes the same selection; each recounts its
 // rank_share on its threads. Rank 0 prints the lines: with several ranks, the unit lines of all

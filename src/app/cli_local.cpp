@@ -1,12 +1,17 @@
-// `nqueens solve` (the classic behaviour) and `nqueens count` (local threaded count).
+// `nqueens solve` (the classic behaviour) and `nqueens count` (threaded count; the ranks share it
+// under a launcher).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
+#include "app/rank_share.h"
 #include "app/report.h"
+#include "cluster/runtime.h"
 #include "core/known_counts.h"
 #include "core/parallel.h"
 #include "core/solve.h"
@@ -58,62 +63,118 @@ void add_solve_command(CLI::App& cli, Runner& run) {
   });
 }
 
+namespace {
+
+struct CountOptions {
+  int n = 0;
+  int threads = 0;
+  int depth = 0;
+  bool quiet = false;
+};
+
+// The units of `plan` that rank `rank` of `ranks` counts: all of them on one rank.
+std::vector<core::WorkUnit> units_of_rank(const core::UnitPlan& plan, int rank, int ranks) {
+  std::vector<core::WorkUnit> units = plan.units();
+  if (ranks == 1) return units;
+  std::vector<core::WorkUnit> mine;
+  for (const RowSpan& s : rank_share({{0, units.size()}}, rank, ranks))
+    mine.insert(mine.end(), units.begin() + static_cast<std::ptrdiff_t>(s.begin),
+                units.begin() + static_cast<std::ptrdiff_t>(s.end));
+  return mine;
+}
+
+// Counts `units` of `plan` (a plan of `units_total`) on `threads` threads; a progress line on
+// stderr every 2 s when `label` is set.
+core::PlanTotals count_with_progress(const core::UnitPlan& plan, const std::vector<core::WorkUnit>& units,
+                                     std::uint64_t units_total, int threads, const std::optional<std::string>& label) {
+  core::JobParams params;   // count mode
+  params.n = plan.n();
+  params.depth = plan.depth();
+  params.symmetry = plan.symmetry();
+  ProgressState state;
+  expect_totals(state, params, units_total, static_cast<double>(units.size()) / static_cast<double>(std::max<std::uint64_t>(units_total, 1)));
+  std::unique_ptr<ProgressLine> line;
+  return core::count_units(plan, units, threads, [&](const core::Progress& p) {
+    if (!label) return;
+    if (!line) line = std::make_unique<ProgressLine>(*label);
+    state.units_done = p.units_done;
+    state.units_total = p.units_total;
+    state.solutions = p.solutions;
+    state.nodes = p.nodes;
+    state.seconds = p.seconds;
+    state.busy_seconds = p.busy_seconds;
+    state.threads = p.threads;
+    line->report(state);
+  });
+}
+
+// One process counts the plan on its threads. Under a launcher with several ranks (mpirun, srun)
+// every rank makes the same plan and counts its rank_share of the units, and rank 0 adds up the
+// ranks' counts and prints them (until session 33 every rank counted the whole plan, and printed it).
+int count_units_here(const CountOptions& o) {
+  std::optional<cluster::MpiSession> mpi;
+  if (cluster::launched_ranks() > 1) mpi.emplace(cluster::MpiSession::Ranks::peers);
+  const int rank = mpi ? mpi->rank() : 0, ranks = mpi ? mpi->size() : 1;
+  const int threads = o.threads ? o.threads : mpi ? mpi->default_threads() : core::usable_cpus();
+  // The plan's default depth goes by the job's threads, so that every rank makes the same plan.
+  const std::uint64_t all_threads =
+      mpi ? mpi->sum_over_ranks({static_cast<std::uint64_t>(threads)})[0] : static_cast<std::uint64_t>(threads);
+  // The plan, from the arguments alone: the same on every rank, so only rank 0 says what is wrong
+  // with it, and every rank ends with the code.
+  std::optional<core::UnitPlan> plan;
+  std::uint64_t units_total = 0;
+  try {
+    if (o.depth > o.n)
+      throw ExitError(kUsage, "--depth " + std::to_string(o.depth) + " exceeds N = " + std::to_string(o.n));
+    constexpr auto kSymmetry = core::Symmetry::full;   // the fastest exact plan (see core/units.h)
+    plan.emplace(o.n, o.depth ? o.depth : core::default_depth(o.n, 64 * all_threads, kSymmetry), kSymmetry);
+    units_total = checked_plan_size(*plan, count_cost(), {});
+  } catch (...) {
+    if (rank == 0) throw;
+    return describe_current_exception().code;
+  }
+  int code = kOk;
+  try {   // an error from here on, on one of several ranks, ends all of them: the others would wait
+    const auto start = std::chrono::steady_clock::now();
+    // Rank 0's progress stands for the job's (the shares are dealt alike).
+    const auto label = o.quiet || rank != 0 ? std::nullopt
+                                            : std::optional<std::string>(ranks > 1 ? "count, rank 0's share" : "count");
+    core::PlanTotals totals = count_with_progress(*plan, units_of_rank(*plan, rank, ranks), units_total, threads, label);
+    if (mpi) {
+      const auto sums = mpi->sum_totals_over_ranks({totals.total, totals.nodes});
+      totals = {sums[0], sums[1]};
+    }
+    if (rank == 0) {
+      const auto fixed = core::count_rotation_fixed(o.n, {}, threads);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const CountReport r{o.n, totals.total, core::unique_from_burnside(o.n, totals.total, fixed), fixed, seconds,
+                          totals.nodes, static_cast<int>(all_threads), units_total, plan->depth()};
+      print_count_report(std::cout, r);
+      if (ranks > 1)   // as `run` says it
+        std::cout << "layout   " << ranks << " rank(s), " << all_threads << " compute thread(s) on " << mpi->host_list() << "\n";
+      if (known_match(r) == core::KnownMatch::mismatch) code = kVerifyFailed;
+    }
+  } catch (...) {
+    if (ranks > 1) mpi->abort(report_current_exception("rank " + std::to_string(rank) + " on host " + mpi->host() + ": "));
+    throw;
+  }
+  return mpi ? static_cast<int>(mpi->from_rank0(static_cast<std::uint64_t>(code))) : code;
+}
+
+}  // namespace
+
 void add_count_command(CLI::App& cli, Runner& run) {
-  struct Opts {
-    int n = 0;
-    int threads = 0;
-    int depth = 0;
-    bool quiet = false;
-  };
-  auto o = std::make_shared<Opts>();
-  auto* cmd = cli.add_subcommand("count", "Count all and unique solutions on this machine (threads)");
+  auto o = std::make_shared<CountOptions>();
+  auto* cmd = cli.add_subcommand("count", "Count all and unique solutions (threads; under mpirun or srun, "
+                                          "the ranks share the units)");
   cmd->add_option("N", o->n, "board size, 1..32")->required()->check(board_size());
-  cmd->add_option("--threads", o->threads, "worker threads (default: the CPUs this process may run on, its affinity mask)")
+  cmd->add_option("--threads", o->threads, "worker threads (default: the CPUs this process may run on, its affinity mask; "
+                                           "under a launcher, its share of its node's)")
       ->check(whole_number("--threads", 1, 4096));
   cmd->add_option("--depth", o->depth, "rows per work unit (default: chosen from N and threads)")
       ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_flag("--quiet", o->quiet, "no progress line");
-  cmd->callback([o, &run] {
-    run = [o] {
-      const int threads = o->threads ? o->threads : core::usable_cpus();
-      if (o->depth > o->n)
-        throw ExitError(kUsage, "--depth " + std::to_string(o->depth) + " exceeds N = " +
-                                    std::to_string(o->n));
-      // The full rotation/reflection reduction: the fastest exact plan (see core/units.h).
-      constexpr auto kSymmetry = core::Symmetry::full;
-      const int depth = o->depth ? o->depth : core::default_depth(o->n, 64ULL * threads, kSymmetry);
-      const core::UnitPlan plan(o->n, depth, kSymmetry);
-      const std::uint64_t units = checked_plan_size(plan, count_cost(), {});
-      const auto start = std::chrono::steady_clock::now();
-      std::unique_ptr<ProgressLine> line;
-      core::JobParams params;   // count mode
-      params.n = o->n;
-      params.depth = depth;
-      params.symmetry = kSymmetry;
-      ProgressState state;
-      expect_totals(state, params, units);
-      const auto totals = core::count_plan(plan, threads, [&](const core::Progress& p) {
-        if (o->quiet) return;
-        if (!line) line = std::make_unique<ProgressLine>("count");
-        state.units_done = p.units_done;
-        state.units_total = p.units_total;
-        state.solutions = p.solutions;
-        state.nodes = p.nodes;
-        state.seconds = p.seconds;
-        state.busy_seconds = p.busy_seconds;
-        state.threads = p.threads;
-        line->report(state);
-      });
-      line.reset();
-      const auto fixed = core::count_rotation_fixed(o->n, {}, threads);
-      const double seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      CountReport r{o->n, totals.total, core::unique_from_burnside(o->n, totals.total, fixed),
-                    fixed, seconds, totals.nodes, threads, units, depth};
-      print_count_report(std::cout, r);
-      return known_match(r) == core::KnownMatch::mismatch ? int(kVerifyFailed) : int(kOk);
-    };
-  });
+  cmd->callback([o, &run] { run = [o] { return count_units_here(*o); }; });
 }
 
 }  // namespace nq::app

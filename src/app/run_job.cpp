@@ -186,6 +186,25 @@ std::optional<store::RunInfo> previous_result(const JobConfig& c) {
                         core::to_decimal(complete.total) + "): nothing to do (--skip-complete)"};
 }
 
+// OUT `partial`, the parameters final (the depth chosen), without --force: a run resumes the
+// job from OUT.journal, and writes OUT anew from it. Throws ExitError(kRefused) where that would
+// replace finished units that the run does not take over: OUT holds another job's (other
+// parameters; until session 33 any run replaced it), or its journal is gone.
+void judge_partial(const JobConfig& c, const store::RunInfo& partial) {
+  const std::string done = with_commas(partial.units_done) + " of " + with_commas(partial.params.shard.size(partial.units_total)) +
+                           " units done";
+  const auto diffs = core::differences(partial.params, c.params);
+  if (!diffs.empty())
+    throw ExitError(kRefused, c.out + " holds a partial result of other parameters (" +
+                                  core::describe(diffs, "there", "here") + "; " + done +
+                                  "): rerun with its parameters to resume it, choose another --out, or pass --force to replace it");
+  std::error_code ec;
+  if (partial.units_done > 0 && !fs::exists(fs::path(c.out + ".journal"), ec))
+    throw ExitError(kRefused, c.out + " holds a partial result (" + done + ") but not its journal " + c.out +
+                                  ".journal, from which a run resumes: put the journal back to resume, choose another "
+                                  "--out, or pass --force to recompute every unit and replace the file");
+}
+
 // Everything rank 0 holds during a run.
 class MasterSession : public cluster::MasterHooks {
  public:
@@ -240,6 +259,7 @@ class MasterSession : public cluster::MasterHooks {
   bool write_failure_ = false;
   std::unique_ptr<ProgressLine> progress_;
   std::optional<store::RunInfo> complete_;   // a complete OUT to be judged (--skip-complete)
+  std::optional<store::RunInfo> partial_;    // a partial OUT to be judged (not --force)
   double previous_wall_ = 0;
   std::string start_time_ = utc_now();
   std::chrono::steady_clock::time_point run_start_;
@@ -269,6 +289,7 @@ void MasterSession::check_previous_result() {
     return;
   }
   if (previous->status == store::Status::partial && !c_.force) {   // its wall time and start carry on
+    partial_ = previous;
     previous_wall_ = previous->wall_seconds;
     start_time_ = previous->start_time;
   }
@@ -281,6 +302,7 @@ void MasterSession::prepare_plan() {
   core::JobParams& p = c_.params;
   p.depth = run_depth(p, stop);
   if (complete_) judge_complete(c_, *complete_);
+  if (partial_) judge_partial(c_, *partial_);
   plan_.emplace(p.n, p.depth, p.symmetry);
   units_total_ = checked_plan_units(*plan_, p, run_cost(p.shard.count), stop);
   units_in_shard_ = p.shard.size(units_total_);
@@ -626,6 +648,7 @@ int dry_run(JobConfig config) {
     } catch (const AlreadyComplete& d) {
       done = d.message;
     }
+  if (previous && previous->status == store::Status::partial && !config.force) judge_partial(config, *previous);
   const core::UnitPlan plan(p.n, p.depth, p.symmetry);
   const std::uint64_t units = checked_plan_units(plan, p, planned_run_cost(p.shard.count), {});
   const std::string journal = config.out + ".journal";

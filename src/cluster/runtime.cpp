@@ -4,6 +4,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -299,6 +300,18 @@ void cancel_job(const MpiSession& mpi) {
   broadcast(none, mpi.rank());
 }
 
+int launched_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "PMI_SIZE"}) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    const char* end = v + std::strlen(v);
+    int ranks = 0;
+    const auto [at, ec] = std::from_chars(v, end, ranks);
+    if (ec == std::errc() && at == end && ranks > 1) return ranks;
+  }
+  return 1;
+}
+
 int MpiSession::max_over_ranks(int value) const {
   int out = value;
   check_mpi(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
@@ -310,6 +323,30 @@ std::vector<std::uint64_t> MpiSession::sum_over_ranks(const std::vector<std::uin
   check_mpi(MPI_Allreduce(values.data(), out.data(), static_cast<int>(values.size()), MPI_UINT64_T, MPI_SUM,
                           MPI_COMM_WORLD),
             "MPI_Allreduce");
+  return out;
+}
+
+std::vector<core::Total> MpiSession::sum_totals_over_ranks(const std::vector<core::Total>& values) const {
+  // MPI has no 128-bit integer: each value travels as four 32-bit limbs in 64-bit sums (exact
+  // below 2^31 ranks), carried here.
+  constexpr int kLimbs = 4;
+  constexpr std::uint64_t kLimbMask = 0xffffffffu;
+  std::vector<std::uint64_t> limbs;
+  for (const core::Total v : values)
+    for (int k = 0; k < kLimbs; ++k) limbs.push_back(static_cast<std::uint64_t>(v >> (32 * k)) & kLimbMask);
+  const auto sums = sum_over_ranks(limbs);
+  std::vector<core::Total> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    core::Total total = 0;
+    std::uint64_t carry = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+      const std::uint64_t limb = sums[i * kLimbs + static_cast<std::size_t>(k)] + carry;
+      total |= core::Total{limb & kLimbMask} << (32 * k);
+      carry = limb >> 32;
+    }
+    if (carry) throw std::overflow_error("cluster: a sum over the ranks exceeds 2^128");
+    out.push_back(total);
+  }
   return out;
 }
 

@@ -21,8 +21,15 @@
 #include <string>
 #include <vector>
 #include "cluster/scheduler.h"
+#include "core/total.h"
 
 namespace nq::cluster {
+
+// The ranks a launcher started this process among, read from its environment without MPI:
+// mpirun's OMPI_COMM_WORLD_SIZE, srun's SLURM_STEP_NUM_TASKS (not set in a batch script itself),
+// PMI_SIZE (MPICH's launchers, srun --mpi=pmi2); 1 where none says more. `count` joins MPI only
+// then (MPI_Init takes ~0.35 s of a process started alone, 10x a small count).
+int launched_ranks();
 
 // MPI_Init_thread (funneled) / MPI_Finalize; one per process.
 class MpiSession {
@@ -54,6 +61,8 @@ class MpiSession {
   // Element by element, the sums of `values` over all ranks, on every rank (collective; every
   // rank passes as many).
   std::vector<std::uint64_t> sum_over_ranks(const std::vector<std::uint64_t>& values) const;
+  // The same for 128-bit totals, exact (std::overflow_error on every rank past 2^128).
+  std::vector<core::Total> sum_totals_over_ranks(const std::vector<core::Total>& values) const;
   // Rank 0's `value`, on every rank (collective).
   std::uint64_t from_rank0(std::uint64_t value) const;
   // Every rank's text, in rank order: on rank 0 only, empty elsewhere (collective). Texts of

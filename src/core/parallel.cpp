@@ -114,7 +114,11 @@ void parallel_for(std::size_t count, int threads, const std::function<void(std::
 
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress,
                       std::chrono::milliseconds interval) {
-  const std::vector<WorkUnit> units = plan.units();
+  return count_units(plan, plan.units(), threads, progress, interval);
+}
+
+PlanTotals count_units(const UnitPlan& plan, const std::vector<WorkUnit>& units, int threads,
+                       const ProgressFn& progress, std::chrono::milliseconds interval) {
   std::atomic<std::size_t> next{0}, done{0};
   Total total = 0, nodes = 0;   // 128 bits: no std::atomic for them, so a mutex (one short lock per unit)
   double busy = 0;

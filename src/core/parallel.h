@@ -84,8 +84,11 @@ struct PlanTotals {
   Total nodes = 0;   // past 2^64 from N = 28 (~5e19 nodes there)
 };
 
-// Counts every unit of `plan` on `threads` threads (0 = usable_cpus()). Calls
-// `progress` every `interval` while running (if set). Rethrows a worker's exception.
+// Counts `units` (of `plan`) on `threads` threads (0 = usable_cpus()). Calls `progress` every
+// `interval` while running (if set). Rethrows a worker's exception.
+PlanTotals count_units(const UnitPlan& plan, const std::vector<WorkUnit>& units, int threads,
+                       const ProgressFn& progress = {}, std::chrono::milliseconds interval = std::chrono::seconds(2));
+// The same for every unit of `plan`.
 PlanTotals count_plan(const UnitPlan& plan, int threads, const ProgressFn& progress = {},
                       std::chrono::milliseconds interval = std::chrono::seconds(2));
 

@@ -44,6 +44,30 @@ def test_count_prints_totals_that_match_the_table(n):
     assert "known    match" in p.stdout
 
 
+def report(stdout):
+    """`count`'s report, by its first word (N, total, unique, seconds, threads, units, known, layout)."""
+    return {line.split(None, 1)[0]: line.split(None, 1)[1] for line in stdout.splitlines()}
+
+
+def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_prints():
+    """Under mpirun every rank makes the same plan and counts its share of the units; rank 0 adds
+    the ranks' counts and alone prints them (every rank used to count the whole plan and print it).
+    Totals and nodes equal one process's count of the same plan: every unit was counted once. An
+    error in the arguments is said once, with the same exit code on every rank."""
+    cmd = ["count", 16, "--threads", 1, "--depth", 2, "--quiet"]
+    alone = report(run(cmd, check=0).stdout)
+    p = run(cmd, ranks=3, check=0)
+    shared = report(p.stdout)
+    assert shared.pop("layout").startswith("3 rank(s), 3 compute thread(s) on "), p.stdout
+    assert shared.pop("threads") == "3" and alone.pop("threads") == "1"
+    shared.pop("seconds"), alone.pop("seconds")
+    assert shared == alone and alone["total"] == str(KNOWN[16]["total"]) and alone["known"].startswith("match"), p.stdout
+    assert p.stdout.count("total    ") == 1, p.stdout
+    p = run(["count", 8, "--depth", 9], ranks=3)
+    assert p.returncode == EXIT["usage"] and p.stdout == "", p.stderr
+    assert p.stderr.count("nqueens: error: --depth 9 exceeds N = 8\n") == 1, p.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (["count", "abc"], "abc"),
     (["count", "0"], "1 to 32"),

@@ -99,18 +99,43 @@ def test_boards_mode_resume_gives_the_same_board_set(workdir):
     assert board_set(out) == board_set(ref)
 
 
-def test_resume_with_other_parameters_is_refused(workdir):
+def test_a_partial_result_is_replaced_only_by_the_run_that_resumes_it(workdir, reference):
+    """A partial OUT holds finished units, which a run takes over from OUT's journal. A run of
+    other parameters, or one that finds no journal, would replace them: both are refused (exit 5),
+    by the dry run too, with OUT and the journal as they were (until session 33 either replaced
+    OUT, the journal's header refusing only the first). With OUT gone, a journal of other
+    parameters is still refused by its header. Put back, the journal resumes the job exactly."""
     out = workdir / "p.h5"
     code, err = strike(args(out), 2, lambda _, master: os.kill(master, signal.SIGTERM))
     assert code == EXIT["interrupted"], err
-    other = ["run", "--n", N, "--depth", DEPTH - 1, "--symmetry", "mirror", "--out", out]
-    p = run(other, ranks=2)
-    assert p.returncode == EXIT["refused"] and "depth" in p.stderr
-    assert attrs(out)["status"] == "partial"
-    # The dry run reads the journal's header too (submit runs it before queuing): the same refusal.
-    dry = run(other + ["--dry-run"])
-    assert dry.returncode == EXIT["refused"] and dry.stdout == "", dry.stderr
-    assert dry.stderr.splitlines()[0] in p.stderr.splitlines() and "belongs to another job: depth is " in dry.stderr
+    partial, done, journaled = out.read_bytes(), attrs(out)["units_done"], journal_of(out).read_bytes()
+    assert done >= STOP_AT
+
+    def files():
+        return {f.name: f.read_bytes() for f in workdir.iterdir()}
+
+    def refused(cmd, said):
+        before = files()
+        for dry in (False, True):
+            p = run(cmd + (["--dry-run"] if dry else []), ranks=1 if dry else 2)
+            assert p.returncode == EXIT["refused"] and p.stdout == "" and said in p.stderr, p.stderr
+            assert files() == before
+
+    other = ["run", "--n", N, "--depth", DEPTH - 1, "--out", out]
+    refused(other, f"{out} holds a partial result of other parameters (depth is {DEPTH} there, {DEPTH - 1} here; "
+                   f"symmetry is 'mirror' there, 'full' here; {done:,} of ")
+    assert out.read_bytes() == partial and journal_of(out).read_bytes() == journaled
+    kept = workdir / "kept.journal"
+    journal_of(out).rename(kept)
+    refused(args(out), f"{out} holds a partial result ({done:,} of ")
+    refused(args(out), f"but not its journal {journal_of(out)}, from which a run resumes: put the journal back")
+    out.rename(workdir / "kept.h5")
+    kept.rename(journal_of(out))
+    refused(other, "belongs to another job: depth is ")
+    (workdir / "kept.h5").rename(out)
+    p = run(args(out), ranks=2, check=0)
+    assert resumed_units(p.stderr) == done, p.stderr
+    assert_same_result(reference, out)
 
 
 def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):

@@ -5,10 +5,13 @@
 // exception out of a run (which gtest would catch on that rank alone) ends every rank at once.
 #include <gtest/gtest.h>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include "core/boards.h"
 #include "core/known_counts.h"
+#include "core/total.h"
 #include "mpi_support.h"
 
 using namespace nq;
@@ -129,11 +132,19 @@ TEST(Distributed, SkippedUnitsAreNotComputedAndTheRestAre) {
 // The collectives `nqueens check` agrees through: sums of 64-bit counts past 2^32, rank 0's
 // value everywhere, and texts of any length (none, and longer than one message's usual size)
 // gathered on rank 0 in rank order.
-TEST(MpiSession, SumsBroadcastsAndGathersTextsOfAnyLength) {
+TEST(MpiSession, SumsExactlyBroadcastsAndGathersTextsOfAnyLength) {
   const auto& mpi = test::mpi();
   const auto r = static_cast<std::uint64_t>(mpi.rank()), n = static_cast<std::uint64_t>(mpi.size());
   EXPECT_EQ(mpi.sum_over_ranks({r, 1, r << 40}), (std::vector<std::uint64_t>{n * (n - 1) / 2, n, (n * (n - 1) / 2) << 40}));
   EXPECT_EQ(mpi.from_rank0(r == 0 ? 0xFEDCBA9876543210ULL : r), 0xFEDCBA9876543210ULL);
+  // 128-bit sums, exact: sums whose 32-bit limbs carry, up to just below 2^128.
+  const core::Total top = ~core::Total{0} / n, big = core::from_halves(0xFFFFFFFFFFFFFFFFULL, 0xFFFFFFFF00000000ULL) >> 1;
+  EXPECT_EQ(mpi.sum_totals_over_ranks({top - r, core::Total{r} << 64 | 0xFFFFFFFFFFFFFFFFULL, big >> 4}),
+            (std::vector<core::Total>{top * n - n * (n - 1) / 2, (core::Total{n * (n - 1) / 2} << 64) + core::Total{n} * 0xFFFFFFFFFFFFFFFFULL,
+                                      (big >> 4) * n}));
+  if (n > 1) {   // past 2^128 every rank throws alike
+    EXPECT_THROW(mpi.sum_totals_over_ranks({core::Total{1} << 127}), std::overflow_error);
+  }
   const auto text_of = [](std::uint64_t rank) { return std::string(rank * 100000, static_cast<char>('a' + rank)); };
   const auto texts = mpi.gather_text(text_of(r));
   if (mpi.rank() != 0) {
@@ -142,4 +153,28 @@ TEST(MpiSession, SumsBroadcastsAndGathersTextsOfAnyLength) {
   }
   ASSERT_EQ(texts.size(), n);
   for (std::uint64_t k = 0; k < n; ++k) EXPECT_EQ(texts[k], text_of(k)) << "rank " << k;
+}
+
+// `count` joins MPI only where a launcher says it started several ranks: under mpirun its
+// variable gives this job's size; srun's and PMI's are read too, and a value that is no number
+// above 1 means alone.
+TEST(MpiSession, LaunchedRanksAreReadFromTheLaunchersEnvironment) {
+  const auto& mpi = test::mpi();
+  EXPECT_EQ(cluster::launched_ranks(), mpi.size());
+  const char* names[] = {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "PMI_SIZE"};
+  std::map<std::string, std::string> saved;
+  for (const char* name : names)
+    if (const char* v = std::getenv(name)) saved[name] = v;
+  for (const char* name : names) unsetenv(name);
+  EXPECT_EQ(cluster::launched_ranks(), 1);
+  for (const char* name : names) {
+    setenv(name, "12", 1);
+    EXPECT_EQ(cluster::launched_ranks(), 12) << name;
+    for (const char* v : {"1", "0", "-3", "4x", ""}) {
+      setenv(name, v, 1);
+      EXPECT_EQ(cluster::launched_ranks(), 1) << name << "=" << v;
+    }
+    unsetenv(name);
+  }
+  for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
 }

@@ -102,14 +102,20 @@ def test_batch_job_counts_and_writes_result(cluster, env, workdir, jobs):
     assert "nqueens exited with code 0" in log
 
 
-def test_a_check_under_srun_deals_the_units_to_its_ranks(cluster, env, nqueens_bin, workdir, jobs):
+def test_a_check_and_a_count_under_srun_deal_the_units_to_their_ranks(cluster, env, nqueens_bin, workdir, jobs):
     """`srun nqueens check` in a batch job (2 tasks, PMIx): each unit recounted by one rank and named once
-    by rank 0, in id order, and one result line."""
+    by rank 0, in id order, and one result line. `srun nqueens count` in the same job: one report,
+    whose nodes are one process's (each unit counted once), and the batch script's own count (no
+    srun) runs alone."""
     out = workdir / "c13.h5"
     made = run([str(nqueens_bin), "run", "--n", "13", "--depth", "2", "--out", str(out)], env=env, timeout=120)
     assert made.returncode == 0, made.stderr
+    count = f"{nqueens_bin} count 13 --depth 2 --quiet"
+    alone = run(count.split(), env=env, timeout=120)
+    assert alone.returncode == 0, alone.stderr
     res = run(["sbatch", "--wait", "--parsable", "-n", "2", "-c", "1", "--time=5", "-o", "check-%j.out",
-               "--wrap", f"srun --mpi=pmix {nqueens_bin} check {out} --units 0-39"], cwd=workdir, env=env, timeout=180)
+               "--wrap", f"srun --mpi=pmix {nqueens_bin} check {out} --units 0-39 && srun --mpi=pmix {count} && {count}"],
+              cwd=workdir, env=env, timeout=180)
     jid = res.stdout.strip().split(";")[0]
     jobs.append(jid)
     log = log_text(workdir / f"check-{jid}.out")
@@ -120,6 +126,9 @@ def test_a_check_under_srun_deals_the_units_to_its_ranks(cluster, env, nqueens_b
     assert re.search(r"^units +the 40 of --units, .*; recounted with the .* search on 2 thread\(s\) of 2 ranks$",
                      log, re.M), log
     assert len(re.findall(r"^result +40 of 40 units agree", log, re.M)) == 1, log
+    nodes = re.search(r"^units .*, nodes \d+$", alone.stdout, re.M).group(0)
+    assert log.count(nodes + "\n") == 2 and log.count("total    73712\n") == 2, log
+    assert len(re.findall(r"^layout +2 rank\(s\), 2 compute thread\(s\) on ", log, re.M)) == 1, log
 
 
 def crashing_bin(workdir, real, crashes):

@@ -1,8 +1,8 @@
-// How `nqueens check` deals a selection of rows to the ranks (app/check.h).
+// How the peer ranks of `nqueens check` and `nqueens count` deal a selection of rows (app/rank_share.h).
 #include <gtest/gtest.h>
 #include <map>
 #include <random>
-#include "app/check.h"
+#include "app/rank_share.h"
 
 using namespace nq;
 using app::RowSpan;
@@ -40,12 +40,12 @@ std::uint64_t rows(const std::vector<RowSpan>& spans) {
 
 }  // namespace
 
-TEST(CheckShare, OneRankChecksTheWholeSelection) {
+TEST(RankShare, OneRankChecksTheWholeSelection) {
   const std::vector<RowSpan> selection{{0, 5}, {9, 10}, {12, 4000}};
   EXPECT_EQ(app::rank_share(selection, 0, 1), selection);
 }
 
-TEST(CheckShare, ASampleIsDealtRowByRowSoEveryRankGetsSome) {
+TEST(RankShare, ASampleIsDealtRowByRowSoEveryRankGetsSome) {
   std::vector<RowSpan> sample;
   for (std::uint64_t row : {3, 17, 18, 40, 41, 42, 90, 1000, 5000, 5001, 77777})
     sample.push_back({row, row + 1});
@@ -54,7 +54,7 @@ TEST(CheckShare, ASampleIsDealtRowByRowSoEveryRankGetsSome) {
   EXPECT_EQ(all[0], (std::vector<RowSpan>{{3, 4}, {41, 42}, {5000, 5001}}));   // the 1st, 5th and 9th rows
 }
 
-TEST(CheckShare, EveryRowOfALargeSelectionOnceInBlocksSpreadOverTheRanks) {
+TEST(RankShare, EveryRowOfALargeSelectionOnceInBlocksSpreadOverTheRanks) {
   // Every unit of N = 27's plan is 1.6e8 rows; dealt in blocks of kDealBlock, the plan's heavy
   // first units (the first 2% here) go to every rank, and each rank reads runs of rows.
   const std::uint64_t total = 160'000'000;
