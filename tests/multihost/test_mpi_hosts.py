@@ -83,6 +83,24 @@ def test_a_check_across_hosts_deals_the_units_and_names_the_host_of_each_recount
            f"threads per rank {per_rank}")
 
 
+def test_a_count_across_hosts_shares_the_units_and_rank_0_prints_one_report(cluster, workdir, report):
+    """`nqueens count` under mpirun over the three hosts: one report, whose total is the published one and
+    whose nodes are one process's count of the same plan (each unit counted by one rank), with a layout
+    line naming the five ranks, their threads (every rank computes) and the three hosts."""
+    cmd = ["count", 15, "--depth", 2, "--quiet"]
+    alone = run(cmd, check=0).stdout
+    hf = cluster.hostfile(workdir / "hosts", LAYOUT)
+    p = cluster.run(cmd, hf, len(RANK_HOST), check=0)
+    assert p.stdout.count("total    ") == 1 and f"total    {KNOWN[15]['total']}\n" in p.stdout, p.stdout
+    nodes = re.search(r"^units .*, nodes \d+$", alone, re.M).group(0)
+    assert nodes in p.stdout.splitlines(), (alone, p.stdout)
+    per_rank = {r: CORES // sum(1 for h in RANK_HOST.values() if h == RANK_HOST[r]) for r in RANK_HOST}
+    layout = re.search(r"^layout +5 rank\(s\), (\d+) compute thread\(s\) on (.+)$", p.stdout, re.M)
+    assert layout and int(layout.group(1)) == sum(per_rank.values()), p.stdout
+    assert set(layout.group(2).split(",")) == set(HOSTS), p.stdout
+    report(f"count over 3 hosts: {nodes}, {layout.group(0)}")
+
+
 def _lost_host(cluster, how):
     if how == "kill":
         cluster.kill(H3)            # every process of host 3: its orted and its ranks
