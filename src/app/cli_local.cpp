@@ -92,7 +92,8 @@ core::PlanTotals count_with_progress(const core::UnitPlan& plan, const std::vect
   params.depth = plan.depth();
   params.symmetry = plan.symmetry();
   ProgressState state;
-  expect_totals(state, params, units_total, static_cast<double>(units.size()) / static_cast<double>(std::max<std::uint64_t>(units_total, 1)));
+  const double share = static_cast<double>(units.size()) / static_cast<double>(std::max<std::uint64_t>(units_total, 1));
+  expect_totals(state, params, units_total, share);
   std::unique_ptr<ProgressLine> line;
   return core::count_units(plan, units, threads, [&](const core::Progress& p) {
     if (!label) return;
