@@ -657,6 +657,16 @@ int dry_run(JobConfig config) {
   const double journal_bytes = ec ? 0 : static_cast<double>(size);
   // A journal the run would resume must be this job's (--force discards it unread).
   if (journal_bytes > 0 && !config.force) store::Journal::check_key(journal, {p, units, kProgramVersion});
+  // A run of this job under way holds the journal: the run is refused unless it waits (--force too).
+  const bool locked = [&] {
+    try {
+      store::Journal::check_not_in_use(journal);
+      return false;
+    } catch (const store::JournalInUse&) {
+      if (config.lock_wait <= 0) throw;
+      return true;
+    }
+  }();
   print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
   std::cout << "output   ";
   if (done) {
@@ -678,6 +688,9 @@ int dry_run(JobConfig config) {
                 << ") holds finished units: the run resumes, skipping them";
     else
       std::cout << (previous ? "; it has no journal: " : ": ") << "the run computes every unit";
+    if (locked)
+      std::cout << "; but another process holds the journal now: the run waits up to " << config.lock_wait
+                << " s for it (--lock-wait)";
     std::cout << "\n";
   }
   std::cerr << "nqueens: nothing was run or written (--dry-run)\n";

@@ -25,6 +25,8 @@ constexpr std::size_t kFixedPayload = 92;  // payload bytes before the boards
 constexpr std::size_t kBufferLimit = 1 << 20;
 constexpr std::uint32_t kMaxKey = 1 << 16;
 
+JournalInUse in_use(const std::string& path) { return JournalInUse("store::journal: " + path + " is in use by another process"); }
+
 // CRC-32 (ISO-HDLC: zlib's, the same values as boost::crc_32_type, several times faster).
 // (zlib answers a null buffer with the initial value, so empty spans are skipped.)
 std::uint32_t crc32_of(const std::uint8_t* p, std::size_t n, std::uint32_t crc = 0) {
@@ -303,7 +305,7 @@ void Journal::open_locked(Open open) {
       throw WriteError("store::journal: cannot open " + path_ + ": " + fs::errno_text(errno));
     }
     if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK)
-      throw JournalInUse("store::journal: " + path_ + " is in use by another process");
+      throw in_use(path_);
     struct stat held {}, named {};
     if (::fstat(fd.get(), &held) != 0 || ::stat(path_.c_str(), &named) != 0 || held.st_dev != named.st_dev ||
         held.st_ino != named.st_ino)
@@ -390,6 +392,16 @@ std::uint64_t read_journal_header(int fd, const std::string& path, const Journal
 }  // namespace
 
 void Journal::read_header(const JournalKey& key) { data_start_ = read_journal_header(fd_, path_, key); }
+
+void Journal::check_not_in_use(const std::string& path) {
+  const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return;
+  if (::flock(fd.get(), LOCK_SH | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) throw in_use(path);
+    return;
+  }
+  ::flock(fd.get(), LOCK_UN);
+}
 
 void Journal::check_key(const std::string& path, const JournalKey& key) {
   const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));

@@ -91,6 +91,12 @@ class Journal {
   // the constructor would for it and `key` (ParameterMismatch, CorruptJournal): `run --dry-run`
   // says so before a job is queued.
   static void check_key(const std::string& path, const JournalKey& key);
+  // Throws JournalInUse, as the constructor would, where another process holds the journal at
+  // PATH (a run of its job under way): `run --dry-run` says so before a job is queued. It takes a
+  // shared lock for an instant and lets it go (a run opening the journal in that instant finds it
+  // in use, as it would during another's dry run; --lock-wait rides it out); no lock is kept and
+  // nothing changes. Nothing is thrown where there is no journal or no flock.
+  static void check_not_in_use(const std::string& path);
 
   const std::string& path() const { return path_; }
   // Unit records found on open, in file order (boards not loaded); empty if on_recovered took them.

@@ -141,7 +141,9 @@ def test_a_partial_result_is_replaced_only_by_the_run_that_resumes_it(workdir, r
 def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):
     """The same command started twice (a job submitted twice, a rerun while the first still
     runs): the second finds the journal locked and is refused, with --force too (which used to
-    remove the running job's journal), leaving it as it was; the first finishes exactly."""
+    remove the running job's journal), leaving it as it was; the first finishes exactly. The dry
+    run (slurm/submit runs it) says the same (it used to say that the run would resume), and with
+    --lock-wait that the run would wait."""
     out = workdir / "twice.h5"
     refused = []
 
@@ -151,8 +153,14 @@ def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, refer
             p = run(args(out) + extra, ranks=2)
             assert p.returncode == EXIT["refused"], p.stderr
             assert "is in use by another process" in p.stderr and "another --out" in p.stderr, p.stderr
+            dry = run(args(out) + extra + ["--dry-run"])
+            assert dry.returncode == EXIT["refused"] and dry.stdout == "", dry.stderr
+            assert dry.stderr.splitlines()[0] == p.stderr.splitlines()[0], (dry.stderr, p.stderr)
             assert journal_of(out).read_bytes() == before and not out.exists()
             refused.append(extra)
+        dry = run(args(out) + ["--dry-run", "--lock-wait", 30], check=0)
+        assert needs(dry.stdout)["output"].endswith(
+            "; but another process holds the journal now: the run waits up to 30 s for it (--lock-wait)"), dry.stdout
 
     proc = start(args(out), ranks=2, extra_env=fault_env(stop_after(STOP_AT)))
     try:

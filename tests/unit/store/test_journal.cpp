@@ -310,7 +310,7 @@ TEST_F(JournalTest, AJournalOfAnotherVersionIsRefusedAndLeftAsItIs) {
   EXPECT_THROW(Journal(path, key_for("class")), CorruptJournal);
 }
 
-TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardIt) {
+TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardItAndTheProbeSaysSo) {
   // A second run of the same job (the flock is per open file, so one process can play both).
   const std::string path = file("run.journal");
   {
@@ -322,11 +322,14 @@ TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardIt) {
     ASSERT_EQ(::stat(path.c_str(), &before), 0);
     EXPECT_THROW(Journal(path, key_for("all")), JournalInUse);
     EXPECT_THROW(Journal(path, key_for("all"), {}, Journal::Open::discard), JournalInUse);   // --force
+    EXPECT_THROW(Journal::check_not_in_use(path), JournalInUse);   // what `run --dry-run` finds
     struct stat after {};
     ASSERT_EQ(::stat(path.c_str(), &after), 0);
     EXPECT_EQ(after.st_ino, before.st_ino);   // still the first run's file, not removed or replaced
     first.append(unit(5), b.boards, {});      // which goes on working
   }
+  EXPECT_NO_THROW(Journal::check_not_in_use(path));   // no run holds it now, and the probe keeps no lock:
+  EXPECT_NO_THROW(Journal::check_not_in_use(file("none.journal")));
   const Journal again(path, key_for("all"));
   ASSERT_EQ(again.recovered().size(), 2u);
   EXPECT_EQ(again.recovered()[0], unit(4));
