@@ -350,7 +350,8 @@ def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens
     server keeps the dead master's lock until its lease ends (NFSv4: ~90 s). The script runs
     nqueens with --lock-wait (NQ_LOCK_WAIT, 300 s), so the job waits for the lock and then resumes
     from the journal, where it used to fail with exit 5. Here the holder is a run of the same job
-    held at its journaled units, killed (-9) once the batch job waits."""
+    held at its journaled units, killed (-9) once the batch job waits. slurm/submit, meanwhile,
+    refuses the job at once: its dry run finds the journal held (it used to queue it)."""
     job = write_job(workdir, "n13.toml", n=13, mode="count", out="results/n13.h5")
     result = workdir / "results" / "n13.h5"
     holder = subprocess.Popen([str(nqueens_bin), "run", str(job)], cwd=workdir, start_new_session=True,
@@ -358,6 +359,9 @@ def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens
                               env=nq_env(fault_env(stop_after(100))))
     try:
         wait_until(lambda: process_state(holder.pid) == "T", "the holder's stop at 100 journaled units", proc=holder)
+        refused = run([str(SLURM / "submit"), str(job), "-n", "2", "-c", "1", "--time=5"], cwd=workdir, env=env)
+        assert refused.returncode == 2 and "results/n13.h5.journal is in use by another process" in refused.stderr, refused
+        assert "job " not in refused.stdout, refused.stdout
         jid = SL.sbatch(["-n", "2", "-c", "1", "--time=5", str(SLURM / "nqueens.sbatch"), str(job)], workdir, env, jobs)
         log = workdir / f"nqueens-{jid}.out"
         wait_until(lambda: log.is_file() and "is locked by another process: waiting up to 300 s" in log.read_text(),
