@@ -50,7 +50,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
       ->check(CLI::Range(0.0, 1.0));
   cmd->add_flag("--force", o->force, "recompute every unit and replace the result file at --out: a complete one, or a partial one "
-                "that the run would not resume (other parameters, or its journal gone)");
+                "that the run would not resume (other parameters, or a boards job's whose journal is gone)");
   cmd->add_flag("--skip-complete", o->skip_complete,
                 "a complete result of this same job already at --out counts as done: exit 0 without running "
                 "(of other parameters: refused, exit 5); slurm/shard.sbatch passes it");

@@ -187,9 +187,10 @@ std::optional<store::RunInfo> previous_result(const JobConfig& c) {
 }
 
 // OUT `partial`, the parameters final (the depth chosen), without --force: a run resumes the
-// job from OUT.journal, and writes OUT anew from it. Throws ExitError(kRefused) where that would
-// replace finished units that the run does not take over: OUT holds another job's (other
-// parameters; until session 33 any run replaced it), or its journal is gone.
+// job from OUT.journal (a count job whose journal is gone, from OUT's units), and writes OUT anew.
+// Throws ExitError(kRefused) where that would replace finished units that the run does not take
+// over: OUT holds another job's (other parameters; until session 33 any run replaced it), or it
+// is a boards job's whose journal is gone (OUT holds the boards, not the journal's completions).
 void judge_partial(const JobConfig& c, const store::RunInfo& partial) {
   const std::string done = with_commas(partial.units_done) + " of " + with_commas(partial.params.shard.size(partial.units_total)) +
                            " units done";
@@ -199,8 +200,8 @@ void judge_partial(const JobConfig& c, const store::RunInfo& partial) {
                                   core::describe(diffs, "there", "here") + "; " + done +
                                   "): rerun with its parameters to resume it, choose another --out, or pass --force to replace it");
   std::error_code ec;
-  if (partial.units_done > 0 && !fs::exists(fs::path(c.out + ".journal"), ec))
-    throw ExitError(kRefused, c.out + " holds a partial result (" + done + ") but not its journal " + c.out +
+  if (c.params.boards_mode() && partial.units_done > 0 && !fs::exists(fs::path(c.out + ".journal"), ec))
+    throw ExitError(kRefused, c.out + " holds a partial result of boards mode (" + done + ") but not its journal " + c.out +
                                   ".journal, from which a run resumes: put the journal back to resume, choose another "
                                   "--out, or pass --force to recompute every unit and replace the file");
 }
@@ -235,8 +236,12 @@ class MasterSession : public cluster::MasterHooks {
   proto::JobSpec prepare_files();
   std::unique_ptr<store::Journal> open_journal(const std::string& path, const core::StopFn& stop,
                                                const store::Journal::RecoveredFn& on_recovered) const;
-  // A record the journal holds from an earlier run, into the table (its unit's result is kept).
-  void recover(const store::UnitRecord& r, const std::string& journal_path);
+  // A record the journal (or OUT) holds from an earlier run, into the table (its unit's result is
+  // kept); `source` names where it came from in the refusals.
+  void recover(const store::UnitRecord& r, const std::string& source);
+  // A count job's partial OUT without its journal: OUT's units into the table (recover), then,
+  // once they are found to be the plan's, into the journal that this run made. Returns how many.
+  std::uint64_t adopt_partial_units();
   // OUT as it is (previous_result): a complete one to judge (--skip-complete) kept in complete_, a
   // partial one's wall time and start carried on.
   void check_previous_result();
@@ -327,7 +332,7 @@ proto::JobSpec MasterSession::prepare_files() {
   const std::string journal_path = c_.out + ".journal";
   const auto stop = stop_on_signal();
   cluster::inject_open_fault();
-  journal_ = open_journal(journal_path, stop, [&](const store::UnitRecord& r) { recover(r, journal_path); });
+  journal_ = open_journal(journal_path, stop, [&](const store::UnitRecord& r) { recover(r, "journal " + journal_path); });
   try {
     check_previous_result();
   } catch (...) {   // finished meanwhile (refused, or done): the empty journal this run made goes again
@@ -350,6 +355,9 @@ proto::JobSpec MasterSession::prepare_files() {
   if (table_->size())
     std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of "
               << units_in_shard_ << " units already done\n";
+  else if (partial_ && partial_->units_done)   // judge_partial let only a count job's through
+    std::cerr << "nqueens: resuming from " << c_.out << ", whose journal was gone: " << adopt_partial_units() << " of "
+              << units_in_shard_ << " units already done, now in a new " << journal_path << "\n";
   const fs::path dir = fs::absolute(out, ec).parent_path();
   const auto space = fs::space(dir, ec);
   if (!ec)
@@ -361,20 +369,45 @@ proto::JobSpec MasterSession::prepare_files() {
   return proto::JobSpec{c_.params, c_.threads};
 }
 
-void MasterSession::recover(const store::UnitRecord& r, const std::string& journal_path) {
+void MasterSession::recover(const store::UnitRecord& r, const std::string& source) {
   if (r.id >= units_total_ || !in_shard(r.id))
-    throw ExitError(kBadInput, "journal " + journal_path + " holds unit " + std::to_string(r.id) +
-                                   ", which is not part of this job");
+    throw ExitError(kBadInput, source + " holds unit " + std::to_string(r.id) + ", which is not part of this job");
   if (c_.params.boards_mode()) {   // the file's boards are made from the record's placement
     try {
       plan_->checked_search(core::WorkUnit{r.id, r.multiplicity, r.placement});
     } catch (const std::invalid_argument& e) {   // a record with a valid CRC that no run wrote
-      throw core::IntegrityError("journal " + journal_path + ": the record of unit " + std::to_string(r.id) +
+      throw core::IntegrityError(source + ": the record of unit " + std::to_string(r.id) +
                                  " does not fit the plan (" + e.what() +
                                  "): the journal was changed after it was written; move it away and rerun to recompute");
     }
   }
   if (table_->add(r)) journaled_.add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
+}
+
+std::uint64_t MasterSession::adopt_partial_units() {
+  constexpr std::uint64_t kRows = 1 << 16;   // read a chunk at a time: memory stays small
+  const std::string source = c_.out + " (its /units)";
+  try {
+    const store::ResultReader file(c_.out);
+    std::vector<store::UnitRecord> rows;
+    for (std::uint64_t at = 0; at < file.unit_count(); at += kRows) {
+      file.read_units(at, std::min(kRows, file.unit_count() - at), rows);
+      for (const auto& r : rows) recover(r, source);
+    }
+    if (!(digest_of(table_->units(*plan_)) == journaled_))
+      throw ExitError(kRefused, source + ": its units are not those of " + this_programs_plan(*plan_) +
+                                    ": their placements or multiplicities differ; resume it with the nqueens that wrote "
+                                    "it, or pass --force to recompute every unit and replace the file");
+  } catch (...) {   // the journal this run made stays empty, as it found it
+    try {
+      journal_->remove();
+    } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
+    }
+    throw;
+  }
+  table_->units(*plan_).for_each([&](const store::UnitRecord& r) { journal_->append(r, {}, {}); });
+  journal_->sync();
+  return table_->size();
 }
 
 // The journal, under its lock. A lock that another process holds is waited for, up to
@@ -686,6 +719,8 @@ int dry_run(JobConfig config) {
     else if (has_journal)
       std::cout << "; its journal " << journal << " (" << gigabytes(journal_bytes)
                 << ") holds finished units: the run resumes, skipping them";
+    else if (previous && previous->status == store::Status::partial && previous->units_done)   // count mode
+      std::cout << "; it has no journal: the run resumes from its units, journaled anew";
     else
       std::cout << (previous ? "; it has no journal: " : ": ") << "the run computes every unit";
     if (locked)

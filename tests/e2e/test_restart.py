@@ -10,6 +10,7 @@ import os
 import re
 import signal
 
+import h5py
 import pytest
 
 from conftest import (EXIT, KNOWN, StderrLines, assert_same_result, attrs, board_set, fault_env, journal_of,
@@ -101,14 +102,15 @@ def test_boards_mode_resume_gives_the_same_board_set(workdir):
 
 def test_a_partial_result_is_replaced_only_by_the_run_that_resumes_it(workdir, reference):
     """A partial OUT holds finished units, which a run takes over from OUT's journal. A run of
-    other parameters, or one that finds no journal, would replace them: both are refused (exit 5),
-    by the dry run too, with OUT and the journal as they were (until session 33 either replaced
-    OUT, the journal's header refusing only the first). With OUT gone, a journal of other
-    parameters is still refused by its header. Put back, the journal resumes the job exactly."""
+    other parameters would replace them: refused (exit 5), by the dry run too, every file as it
+    was (until session 33 it replaced OUT; the journal's header refused it only where the journal
+    was there, and still does where OUT is not). A count job whose journal is gone resumes from
+    OUT's own units, journaled anew (it used to recompute every unit, and a stop then wrote fewer
+    over them), unless they are not this plan's units; the result is exact."""
     out = workdir / "p.h5"
     code, err = strike(args(out), 2, lambda _, master: os.kill(master, signal.SIGTERM))
     assert code == EXIT["interrupted"], err
-    partial, done, journaled = out.read_bytes(), attrs(out)["units_done"], journal_of(out).read_bytes()
+    partial, done = out.read_bytes(), attrs(out)["units_done"]
     assert done >= STOP_AT
 
     def files():
@@ -124,18 +126,48 @@ def test_a_partial_result_is_replaced_only_by_the_run_that_resumes_it(workdir, r
     other = ["run", "--n", N, "--depth", DEPTH - 1, "--out", out]
     refused(other, f"{out} holds a partial result of other parameters (depth is {DEPTH} there, {DEPTH - 1} here; "
                    f"symmetry is 'mirror' there, 'full' here; {done:,} of ")
-    assert out.read_bytes() == partial and journal_of(out).read_bytes() == journaled
-    kept = workdir / "kept.journal"
-    journal_of(out).rename(kept)
-    refused(args(out), f"{out} holds a partial result ({done:,} of ")
-    refused(args(out), f"but not its journal {journal_of(out)}, from which a run resumes: put the journal back")
+    journal_of(out).rename(workdir / "kept.journal")
     out.rename(workdir / "kept.h5")
-    kept.rename(journal_of(out))
+    (workdir / "kept.journal").rename(journal_of(out))
     refused(other, "belongs to another job: depth is ")
+    journal_of(out).unlink()
     (workdir / "kept.h5").rename(out)
+    # Units that are not this plan's (one multiplicity changed with h5py): refused, nothing left behind.
+    tampered = workdir / "t.h5"
+    tampered.write_bytes(partial)
+    with h5py.File(tampered, "r+") as f:
+        f["units"]["multiplicity"][5] = f["units"]["multiplicity"][5] ^ 3
+    p = run(args(tampered), ranks=2)
+    assert p.returncode == EXIT["refused"] and f"{tampered} (its /units): its units are not those of the plan" in p.stderr, p.stderr
+    assert not journal_of(tampered).exists()
+    tampered.unlink()
+    dry = needs(run(args(out) + ["--dry-run"], check=0).stdout)
+    assert dry["output"] == (f"{out} holds a partial result ({done:,} units done); it has no journal: the run resumes "
+                             "from its units, journaled anew"), dry
     p = run(args(out), ranks=2, check=0)
-    assert resumed_units(p.stderr) == done, p.stderr
+    assert f"nqueens: resuming from {out}, whose journal was gone: {done} of " in p.stderr, p.stderr
     assert_same_result(reference, out)
+    assert not journal_of(out).exists()
+
+
+def test_a_boards_job_whose_journal_is_gone_is_refused_rather_than_recomputed_over_its_partial_result(workdir):
+    """A boards job's partial OUT holds the boards, not the journal's completions that a run resumes
+    from: without the journal the run is refused (exit 5), by the dry run too, the file as it was;
+    --force recomputes it."""
+    out = workdir / "b.h5"
+    cmd = ["run", "--n", 12, "--depth", 4, "--symmetry", "mirror", "--mode", "boards", "--out", out]
+    code, err = strike(cmd, 2, lambda _, master: os.kill(master, signal.SIGTERM), at=100)
+    assert code == EXIT["interrupted"], err
+    partial, done = out.read_bytes(), attrs(out)["units_done"]
+    journal_of(out).unlink()
+    for dry in (False, True):
+        p = run(cmd + (["--dry-run"] if dry else []), ranks=1 if dry else 2)
+        assert p.returncode == EXIT["refused"] and p.stdout == "", p.stderr
+        assert (f"{out} holds a partial result of boards mode ({done:,} of " in p.stderr
+                and f"but not its journal {journal_of(out)}, from which a run resumes: put the journal back" in p.stderr), p.stderr
+        assert out.read_bytes() == partial and not journal_of(out).exists()
+    run(cmd + ["--force"], ranks=2, check=0)
+    assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[12]["total"]
 
 
 def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):
