@@ -242,6 +242,9 @@ class MasterSession : public cluster::MasterHooks {
   // A count job's partial OUT without its journal: OUT's units into the table (recover), then,
   // once they are found to be the plan's, into the journal that this run made. Returns how many.
   std::uint64_t adopt_partial_units();
+  // Before a refusal: the journal goes again if it holds no unit (this run made it), so that the
+  // files stay as the run found them.
+  void drop_empty_journal();
   // OUT as it is (previous_result): a complete one to judge (--skip-complete) kept in complete_, a
   // partial one's wall time and start carried on.
   void check_previous_result();
@@ -335,11 +338,8 @@ proto::JobSpec MasterSession::prepare_files() {
   journal_ = open_journal(journal_path, stop, [&](const store::UnitRecord& r) { recover(r, "journal " + journal_path); });
   try {
     check_previous_result();
-  } catch (...) {   // finished meanwhile (refused, or done): the empty journal this run made goes again
-    try {
-      if (!journal_->recovered_count()) journal_->remove();
-    } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
-    }
+  } catch (...) {   // finished meanwhile (refused, or done)
+    drop_empty_journal();
     throw;
   }
   remove_stale_temp_files(c_.out);
@@ -384,6 +384,13 @@ void MasterSession::recover(const store::UnitRecord& r, const std::string& sourc
   if (table_->add(r)) journaled_.add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
 }
 
+void MasterSession::drop_empty_journal() {
+  try {
+    if (!journal_->recovered_count()) journal_->remove();
+  } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
+  }
+}
+
 std::uint64_t MasterSession::adopt_partial_units() {
   constexpr std::uint64_t kRows = 1 << 16;   // read a chunk at a time: memory stays small
   const std::string source = c_.out + " (its /units)";
@@ -398,11 +405,8 @@ std::uint64_t MasterSession::adopt_partial_units() {
       throw ExitError(kRefused, source + ": its units are not those of " + this_programs_plan(*plan_) +
                                     ": their placements or multiplicities differ; resume it with the nqueens that wrote "
                                     "it, or pass --force to recompute every unit and replace the file");
-  } catch (...) {   // the journal this run made stays empty, as it found it
-    try {
-      journal_->remove();
-    } catch (const store::WriteError&) {   // the refusal is what to report; an empty journal is harmless
-    }
+  } catch (...) {
+    drop_empty_journal();
     throw;
   }
   table_->units(*plan_).for_each([&](const store::UnitRecord& r) { journal_->append(r, {}, {}); });
