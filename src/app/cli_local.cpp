@@ -72,14 +72,19 @@ struct CountOptions {
   bool quiet = false;
 };
 
-// The units of `plan` that rank `rank` of `ranks` counts: all of them on one rank.
-std::vector<core::WorkUnit> units_of_rank(const core::UnitPlan& plan, int rank, int ranks) {
-  std::vector<core::WorkUnit> units = plan.units();
-  if (ranks == 1) return units;
+// The units of `plan` (of `units_total`) that rank `rank` of `ranks` counts: all of them on one
+// rank. Streamed from the plan, so that a rank holds only its share.
+std::vector<core::WorkUnit> units_of_rank(const core::UnitPlan& plan, std::uint64_t units_total, int rank, int ranks) {
+  if (ranks == 1) return plan.units();
+  const std::vector<RowSpan> share = rank_share({{0, units_total}}, rank, ranks);
   std::vector<core::WorkUnit> mine;
-  for (const RowSpan& s : rank_share({{0, units.size()}}, rank, ranks))
-    mine.insert(mine.end(), units.begin() + static_cast<std::ptrdiff_t>(s.begin),
-                units.begin() + static_cast<std::ptrdiff_t>(s.end));
+  mine.reserve(rows_in(share));
+  core::UnitCursor cursor(plan);
+  core::WorkUnit u;
+  for (auto span = share.begin(); span != share.end() && cursor.next(u);) {   // ids 0, 1, 2, ...
+    if (u.id >= span->end && ++span == share.end()) break;
+    if (u.id >= span->begin) mine.push_back(u);
+  }
   return mine;
 }
 
@@ -140,7 +145,8 @@ int count_units_here(const CountOptions& o) {
     // Rank 0's progress stands for the job's (the shares are dealt alike).
     const auto label = o.quiet || rank != 0 ? std::nullopt
                                             : std::optional<std::string>(ranks > 1 ? "count, rank 0's share" : "count");
-    core::PlanTotals totals = count_with_progress(*plan, units_of_rank(*plan, rank, ranks), units_total, threads, label);
+    const auto units = units_of_rank(*plan, units_total, rank, ranks);
+    core::PlanTotals totals = count_with_progress(*plan, units, units_total, threads, label);
     if (mpi) {
       const auto sums = mpi->sum_totals_over_ranks({totals.total, totals.nodes});
       totals = {sums[0], sums[1]};
