@@ -294,7 +294,7 @@ std::string in_id_order(const std::vector<std::string>& texts) {
 
 int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   const bool several = mpi.size() > 1;
-  const std::string where = several ? "rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": " : "";
+  const std::string where = several ? mpi.where() : "";
   CheckOptions o = given;
   o.seed = mpi.from_rank0(o.seed ? *o.seed : std::random_device{}());   // every rank draws the same sample
   // Every rank opens the file and selects its rows. A failure on any rank ends all of them alike

@@ -162,7 +162,7 @@ int count_units_here(const CountOptions& o) {
       if (known_match(r) == core::KnownMatch::mismatch) code = kVerifyFailed;
     }
   } catch (...) {
-    if (ranks > 1) mpi->abort(report_current_exception("rank " + std::to_string(rank) + " on host " + mpi->host() + ": "));
+    if (ranks > 1) mpi->abort(report_current_exception(mpi->where()));
     throw;
   }
   return mpi ? static_cast<int>(mpi->from_rank0(static_cast<std::uint64_t>(code))) : code;

@@ -97,7 +97,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       } catch (...) {
         // The other ranks wait for this one: end them all, or the job hangs until its limit.
         if (mpi.size() > 1)
-          mpi.abort(report_current_exception("rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": "));
+          mpi.abort(report_current_exception(mpi.where()));
         end.code = report_current_exception();
       }
       if (end.abort_job) mpi.abort(end.code);   // (the end is recorded: run_job)

@@ -242,6 +242,10 @@ class MasterSession : public cluster::MasterHooks {
   // A count job's partial OUT without its journal: OUT's units into the table (recover), then,
   // once they are found to be the plan's, into the journal that this run made. Returns how many.
   std::uint64_t adopt_partial_units();
+  // The recovered units' placements and multiplicities must be the plan's: those of another plan
+  // (an nqueens of the same version but another commit) would pair their counts with other units.
+  // Throws ExitError(kRefused) naming `source` and, besides the nqueens that wrote them, `remedy`.
+  void check_recovered_units(const std::string& source, const std::string& remedy) const;
   // Before a refusal: the journal goes again if it holds no unit (this run made it), so that the
   // files stay as the run found them.
   void drop_empty_journal();
@@ -346,18 +350,14 @@ proto::JobSpec MasterSession::prepare_files() {
   if (journal_->dropped_tail_bytes())
     std::cerr << "nqueens: journal " << journal_path << ": dropped a torn last record ("
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
-  // The table's placements and multiplicities are the plan's: a journal of another plan (an
-  // nqueens of the same version but another commit) would pair its counts with other units.
-  if (table_->size() && !(digest_of(table_->units(*plan_)) == journaled_))
-    throw ExitError(kRefused, "journal " + journal_path + ": its units are not those of " + this_programs_plan(*plan_) +
-                                  ": their placements or multiplicities differ; resume it with the nqueens that wrote "
-                                  "it, or move it away and rerun to recompute");
-  if (table_->size())
+  if (table_->size()) {
+    check_recovered_units("journal " + journal_path, "move it away and rerun to recompute");
     std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of "
               << units_in_shard_ << " units already done\n";
-  else if (partial_ && partial_->units_done)   // judge_partial let only a count job's through
+  } else if (partial_ && partial_->units_done) {   // judge_partial let only a count job's through
     std::cerr << "nqueens: resuming from " << c_.out << ", whose journal was gone: " << adopt_partial_units() << " of "
               << units_in_shard_ << " units already done, now in a new " << journal_path << "\n";
+  }
   const fs::path dir = fs::absolute(out, ec).parent_path();
   const auto space = fs::space(dir, ec);
   if (!ec)
@@ -384,6 +384,13 @@ void MasterSession::recover(const store::UnitRecord& r, const std::string& sourc
   if (table_->add(r)) journaled_.add(r);   // a unit journaled twice (recomputed after a crash): the first record is kept
 }
 
+void MasterSession::check_recovered_units(const std::string& source, const std::string& remedy) const {
+  if (!(digest_of(table_->units(*plan_)) == journaled_))
+    throw ExitError(kRefused, source + ": its units are not those of " + this_programs_plan(*plan_) +
+                                  ": their placements or multiplicities differ; resume it with the nqueens that wrote "
+                                  "it, or " + remedy);
+}
+
 void MasterSession::drop_empty_journal() {
   try {
     if (!journal_->recovered_count()) journal_->remove();
@@ -401,10 +408,7 @@ std::uint64_t MasterSession::adopt_partial_units() {
       file.read_units(at, std::min(kRows, file.unit_count() - at), rows);
       for (const auto& r : rows) recover(r, source);
     }
-    if (!(digest_of(table_->units(*plan_)) == journaled_))
-      throw ExitError(kRefused, source + ": its units are not those of " + this_programs_plan(*plan_) +
-                                    ": their placements or multiplicities differ; resume it with the nqueens that wrote "
-                                    "it, or pass --force to recompute every unit and replace the file");
+    check_recovered_units(source, "pass --force to recompute every unit and replace the file");
   } catch (...) {
     drop_empty_journal();
     throw;

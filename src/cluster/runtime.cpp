@@ -640,7 +640,7 @@ void run_worker(const MpiSession& mpi) {
     if (!failed) {
       if (auto f = pool.failure()) {
         failed = true;
-        const std::string what = "rank " + std::to_string(mpi.rank()) + " on host " + mpi.host() + ": " + *f;
+        const std::string what = mpi.where() + *f;
         std::cerr << "nqueens: " << what << "\n";
         sender.send(0, kTagFailed, what);
       }

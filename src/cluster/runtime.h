@@ -48,6 +48,8 @@ class MpiSession {
   // had). A warning when those are fewer than the node's CPUs.
   int default_threads() const { return default_threads_; }
   const std::string& host() const { return host_; }
+  // "rank R on host H: ", how every message of one rank of several names where it comes from.
+  std::string where() const { return "rank " + std::to_string(rank_) + " on host " + host_ + ": "; }
   const std::string& host_of(int rank) const { return rank_hosts_.at(static_cast<std::size_t>(rank)); }
   // The layout warnings of all nodes, on rank 0 (collective: call on every rank).
   std::vector<std::string> gather_warnings() const;
