@@ -3,6 +3,7 @@
 // (app/exit_codes.h). main.cpp only calls run_command_line.
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -30,6 +31,16 @@ CLI::Validator whole_number(const std::string& what, long long lo, long long hi)
                std::to_string(hi) + ", got '" + s + "'";
       },
       "INT in [" + std::to_string(lo) + " - " + std::to_string(hi) + "]");
+}
+
+CLI::Validator number(const std::string& what) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        char* end = nullptr;
+        (void)std::strtod(s.c_str(), &end);   // out of range is still a number: the range check names the range
+        return !s.empty() && end == s.c_str() + s.size() ? std::string() : what + " must be a number, got '" + s + "'";
+      },
+      "NUMBER");
 }
 
 CLI::Validator board_size() { return whole_number("board size N", 1, nq::core::kMaxN); }

@@ -42,13 +42,13 @@ void add_run_command(CLI::App& cli, Runner& run) {
       ->check(CLI::IsMember(core::names_of<core::Symmetry>()));
   cmd->add_option("--shard", o->shard, "run only shard i of n (units with id % n == i), e.g. 0/4");
   cmd->add_option("--progress-interval", o->progress, "seconds between progress lines")
-      ->check(CLI::PositiveNumber);
+      ->check(number("--progress-interval"));
   cmd->add_option("--checkpoint-interval", o->checkpoint,
                   "seconds between journal syncs (default 2): at most this much work is lost to a crash")
-      ->check(CLI::PositiveNumber);
+      ->check(number("--checkpoint-interval"));
   cmd->add_option("--audit", o->audit,
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number("--audit"));
   cmd->add_flag("--force", o->force, "recompute every unit and replace the result file at --out: a complete one, or a partial one "
                 "that the run would not resume (other parameters, or a boards job's whose journal is gone)");
   cmd->add_flag("--skip-complete", o->skip_complete,
@@ -57,7 +57,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--lock-wait", o->lock_wait,
                   "seconds to wait for the journal when another process holds its lock (default 0: refuse at once); "
                   "a file server keeps the lock of a node that died until its lease ends (NFSv4: ~90 s)")
-      ->check(CLI::Range(0.0, kMaxLockWait));   // and not NaN: finalize_config
+      ->check(number("--lock-wait"));
   cmd->add_option("--status-file", o->status_file,
                   "rank 0 writes the run's exit code and the units it journaled (one line: CODE UNITS) to this file "
                   "as the run ends: a batch script that finds no code there knows the run never got that far "

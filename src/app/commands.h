@@ -10,6 +10,9 @@ using Runner = std::function<int()>;
 
 // Checks a whole number in [lo, hi]: "board size must be a whole number from 1 to 32, got 'abc'".
 CLI::Validator whole_number(const std::string& what, long long lo, long long hi);
+// Checks that the text is a number; its range is finalize_config's (one rule for flags and job files,
+// and CLI11's own range message printed DBL_MAX in full).
+CLI::Validator number(const std::string& what);
 // The board size N, 1..32.
 CLI::Validator board_size();
 // A path that is not empty (an empty one, e.g. from an unset shell variable, fell back to the

@@ -39,18 +39,21 @@ E get_choice(const toml::node& node, const std::string& where, const std::string
 
 // A number of seconds in (0, hi]; the one rule for the *_interval keys and flags.
 bool valid_interval(double v, double hi) { return v > 0 && v <= hi; }
+std::string interval_rule(double hi) {
+  return "must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]";
+}
 constexpr double kMaxProgressInterval = 86400, kMaxCheckpointInterval = 3600;
 
 double get_interval(const toml::node& node, const std::string& where, const std::string& key, double hi) {
   const auto v = node.value<double>();
   if (!v || !valid_interval(*v, hi))
-    bad(where, "key '" + key + "' must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
+    bad(where, "key '" + key + "' " + interval_rule(hi));
   return *v;
 }
 
 void check_interval(double v, const char* flag, double hi) {
   if (!valid_interval(v, hi))
-    throw ExitError(kUsage, std::string(flag) + " must be a number of seconds in (0, " + std::to_string(static_cast<int>(hi)) + "]");
+    throw ExitError(kUsage, std::string(flag) + " " + interval_rule(hi));
 }
 
 // The audit share: the one rule for the key and the flag.

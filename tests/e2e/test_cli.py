@@ -83,6 +83,13 @@ def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_pr
     *[(["run", "--n", "8", "--out", "/proc/nq.h5", flag, value], flag)
       for flag in ["--lock-wait", "--audit", "--progress-interval", "--checkpoint-interval"]
       for value in ["nan", "-nan", "inf"]],
+    # Numbers out of range say the range (CLI11's own check printed DBL_MAX's 309 digits as the
+    # bound), and text that is no number says so.
+    (["run", "--n", "8", "--progress-interval", "-1"], "--progress-interval must be a number of seconds in (0, 86400]"),
+    (["run", "--n", "8", "--checkpoint-interval", "1e400"], "--checkpoint-interval must be a number of seconds in (0, 3600]"),
+    (["run", "--n", "8", "--audit", "2"], "--audit must be a number from 0 to 1"),
+    (["run", "--n", "8", "--lock-wait", "-5"], "--lock-wait must be a number of seconds from 0 to 86400"),
+    (["run", "--n", "8", "--audit", "abc"], "--audit must be a number, got 'abc'"),
     # A result file name with no room for OUT.journal.tmp-<pid> beside it (it failed with exit 4
     # when the journal was created; 235 bytes work: test_run.py).
     (["run", "--n", "8", "--out", "r" * 236], "name is 236 bytes long; at most 235 fit"),
