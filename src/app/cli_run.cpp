@@ -65,7 +65,8 @@ void add_run_command(CLI::App& cli, Runner& run) {
       ->check(file_path("--status-file"));
   cmd->add_flag("--dry-run", o->dry_run,
                 "check the job and count its plan's work units, then print what a run needs (the memory of its master "
-                "and of a sharded job's merge, the disk beside --out) and exit 0: nothing is run or written, no MPI "
+                "and of a sharded job's merge, the disk beside --out, the core-hours of its search at the pace timed "
+                "here) and exit 0: nothing is run or written, no MPI "
                 "is started; slurm/submit runs it before it queues a job");
   cmd->callback([o, &run] {
     run = [o] {

@@ -44,13 +44,15 @@ std::optional<double> seconds_left(const ProgressState& s) {
   return std::nullopt;
 }
 
+std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units) {
+  // Boards mode: N = 19 class, the nodes ETA was 0.72-0.88x the time left, the solutions' 1.03-1.19x.
+  if (p.boards_mode() || p.symmetry != core::Symmetry::full) return std::nullopt;
+  return core::sampled_plan_nodes(p.n, plan_units);
+}
+
 void expect_totals(ProgressState& s, const core::JobParams& p, std::uint64_t plan_units, double share) {
   if (const auto expected = core::expected_total(p.n)) s.solutions_expected = static_cast<core::Total>(*expected * share);
-  // Boards mode: a unit's time also grows with its boards (N = 19 class: the nodes ETA was
-  // 0.72-0.88x the time left, the solutions' 1.03-1.19x), so the solutions say it.
-  if (const auto sampled = core::sampled_plan_nodes(p.n, plan_units);
-      sampled && !p.boards_mode() && p.symmetry == core::Symmetry::full)
-    s.nodes_expected = sampled->nodes * share;
+  if (const auto nodes = expected_plan_nodes(p, plan_units)) s.nodes_expected = nodes->nodes * share;   // else the solutions say it
 }
 
 void ProgressLine::report(const ProgressState& s) {

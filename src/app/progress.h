@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include "core/job_params.h"
+#include "core/known_counts.h"
 #include "core/total.h"
 
 namespace nq::app {
@@ -34,6 +35,11 @@ struct ProgressState {
 // ~20x the mean, 5-16x its solutions), so the share of units done alone gave an ETA ~25x too
 // long early in such a run; the solutions' share ~2.6x.
 std::optional<double> seconds_left(const ProgressState& s);
+
+// The search nodes of plan `p` (of `plan_units` units, the whole plan's) where they are known:
+// count mode, symmetry full and a sampled N (core::sampled_plan_nodes: any depth). In boards mode
+// a unit's time also grows with its boards, so its nodes do not say its time.
+std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units);
 
 // Sets s's expected totals for a run of plan `p` (of `plan_units` units), `share` of them (a
 // shard's part): the solutions (core::expected_total), and the nodes where `p` counts a plan of

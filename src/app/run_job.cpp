@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 #include "app/exit_codes.h"
+#include "app/compute_need.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
 #include "app/report.h"
@@ -709,6 +710,7 @@ int dry_run(JobConfig config) {
     }
   }();
   print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
+  print_compute_need(std::cout, p, units, time_nodes_here);
   std::cout << "output   ";
   if (done) {
     std::cout << *done << "\n";

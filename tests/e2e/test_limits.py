@@ -18,7 +18,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import (EXIT, KNOWN, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
+from conftest import (EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
                       journal_record, kill_group, needs, needs_the_16_gib_cap, pid_of_rank, process_state, run,
                       set_counts, start, units_table, wait_until)
 
@@ -253,6 +253,49 @@ def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_w
     assert master / 0.75 / 1e9 <= float(named) <= 1.2 * master / 0.75 / 1e9, (named, master)
     run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=60, cwd=workdir, check=0,
         extra_env={"SLURM_MEM_PER_NODE": mebibytes(named)})   # and it is enough
+
+
+COMPUTE = re.compile(r"about ([\d.e+]+) search nodes \(sampled, \+-(\d+) %\): about ([\d,]+) core-hours at ([\d.]+) ns "
+                     r"a node, as timed here \(([\w-]+) kernel, one thread: (\d+) units of N = 18, ([\d.e+]+) nodes in "
+                     r"([\d.]+) s\); shard 0/4: about ([\d,]+) core-hours")
+
+
+def sampled_plan(n):
+    """bench/sampled-nodes.txt's last estimate of N's default plan: (nodes, its units, nodes' relative error)."""
+    rows = [line.split() for line in (ROOT / "bench/sampled-nodes.txt").read_text().splitlines()
+            if line.startswith(f"estimate {n} vector ")]
+    return float(rows[-1][8]), int(rows[-1][5]), float(rows[-1][9])   # estimate N vector CORE_S REL_SE UNITS TIMED DEPTH NODES NODES_REL_SE
+
+
+def test_a_dry_run_estimates_the_core_hours_from_the_plans_sampled_nodes_at_the_pace_timed_here(workdir):
+    """A job's cost is its core-hours: the dry run prints the plan's search nodes, as sampled for its N
+    (bench/sampled-nodes.txt, scaled to the plan's units), and the core time they take at the time a node
+    took here, timed on units of N = 18 there and then; a shard's share too. Where nothing was sampled it
+    says why and times nothing."""
+    p = run(["run", "--n", 27, "--shard", "0/4", "--dry-run"], timeout=120, check=0, cwd=workdir)
+    lines = needs(p.stdout)
+    units = int(re.search(r"symmetry full: ([\d,]+) work units", lines["plan"]).group(1).replace(",", ""))
+    m = COMPUTE.fullmatch(lines["compute"])
+    assert m, lines["compute"]
+    nodes, its_units, rel_se = sampled_plan(27)
+    nodes += its_units - units   # a plan of another depth: one node more or less a unit
+    assert float(m[1]) == float(f"{nodes:.3g}") and int(m[2]) == round(100 * rel_se), lines["compute"]
+    ns, timed_units, timed_nodes, seconds = float(m[4]), int(m[6]), float(m[7]), float(m[8])
+    assert 1 <= timed_units <= math.ceil(5728 / 24) and ns == pytest.approx(1e9 * seconds / timed_nodes, rel=0.06)
+    hours = int(m[3].replace(",", ""))
+    assert hours == pytest.approx(nodes * ns * 1e-9 / 3600, rel=0.06), lines["compute"]
+    assert int(m[9].replace(",", "")) == pytest.approx(hours / 4, rel=0.06), lines["compute"]
+    # Timed here: against a count on one thread of this machine, whose report gives its seconds and nodes
+    # (generous: both are timed on a host that may be busy with other tests).
+    count = {line.split(None, 1)[0]: line.split(None, 1)[1] for line in
+             run(["count", 17, "--threads", 1, "--quiet"], timeout=120, check=0).stdout.splitlines()}
+    counted_ns = 1e9 * float(count["seconds"]) / int(re.search(r"nodes (\d+)", count["units"]).group(1))
+    assert 1 / 5 < ns / counted_ns < 5, (ns, counted_ns)
+    for args, why in [(["--n", 18], "the search nodes are sampled from N = 19 on; N = 18 takes core-minutes at most"),
+                      (["--n", 20, "--symmetry", "mirror"], "the search nodes are sampled for plans of symmetry full only"),
+                      (["--n", 19, "--mode", "boards"], "in boards mode, storing the boards takes most of the time")]:
+        lines = needs(run(["run", *args, "--dry-run"], timeout=60, check=0, cwd=workdir).stdout)
+        assert lines["compute"].startswith("not estimated: " + why), lines["compute"]
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

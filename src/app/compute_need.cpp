@@ -1,0 +1,87 @@
+#include "app/compute_need.h"
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include "app/plan_limits.h"
+#include "app/progress.h"
+#include "core/kernel.h"
+#include "core/known_counts.h"
+#include "core/units.h"
+
+namespace nq::app {
+namespace {
+
+// Core time with two significant digits, in the unit that reads best: "41 core-seconds",
+// "12 core-minutes", "840,000 core-hours".
+std::string core_time(double seconds) {
+  const auto two_digits = [](double v) {
+    const double scale = v < 100 ? 1 : std::pow(10.0, std::floor(std::log10(v)) - 1);
+    return with_commas(static_cast<std::uint64_t>(std::llround(v / scale) * static_cast<long long>(scale)));
+  };
+  const auto in = [&](double v, const char* unit) {
+    const std::string digits = two_digits(std::max(v, 1.0));
+    return digits + " core-" + unit + (digits == "1" ? "" : "s");
+  };
+  if (seconds < 60) return in(seconds, "second");
+  if (seconds < 3600) return in(seconds / 60, "minute");
+  return in(seconds / 3600, "hour");
+}
+
+// The smallest N whose plan nodes were sampled (bench/sampled-nodes.txt).
+int smallest_sampled_n() {
+  for (int n = 1; n <= core::kMaxN; ++n)
+    if (core::sampled_plan_nodes(n, 1)) return n;
+  return core::kMaxN + 1;
+}
+
+}  // namespace
+
+NodeTime time_nodes_here() {
+  using Clock = std::chrono::steady_clock;
+  const core::UnitPlan plan(kTimedN, 1, core::Symmetry::full);
+  core::UnitCursor cursor(plan);
+  core::WorkUnit u;
+  NodeTime t;
+  for (std::uint64_t i = 0; t.seconds < kTimedSeconds && cursor.next(u); ++i) {
+    if (i % kTimedStride) continue;
+    const auto start = Clock::now();
+    t.nodes += static_cast<double>(plan.count(u).nodes);
+    t.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    ++t.units;
+  }
+  return t;
+}
+
+void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_t units,
+                        const std::function<NodeTime()>& timer) {
+  os << "compute  ";
+  const auto nodes = expected_plan_nodes(p, units);
+  if (!nodes) {
+    os << "not estimated: ";
+    if (p.boards_mode()) os << "in boards mode, storing the boards takes most of the time, not the search\n";
+    else if (p.symmetry != core::Symmetry::full)
+      os << "the search nodes are sampled for plans of symmetry full only (the default, and the fastest)\n";
+    else if (p.n < smallest_sampled_n())
+      os << "the search nodes are sampled from N = " << smallest_sampled_n() << " on; N = " << p.n
+         << " takes core-minutes at most\n";
+    else os << "the search nodes of N = " << p.n << " were not sampled (bench/engines.sh, bench/sampled-nodes.txt)\n";
+    return;
+  }
+  const NodeTime t = timer();
+  const double seconds = nodes->nodes * t.seconds_per_node();
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "about %.3g search nodes (sampled, +-%.0f %%)", nodes->nodes, 100 * nodes->rel_se);
+  os << buf << ": about " << core_time(seconds);
+  std::snprintf(buf, sizeof buf,
+                " at %.2f ns a node, as timed here (%s kernel, one thread: %llu units of N = %d, %.3g nodes in %.2f s)",
+                1e9 * t.seconds_per_node(), core::kernel_name(), static_cast<unsigned long long>(t.units), kTimedN,
+                t.nodes, t.seconds);
+  os << buf;
+  if (!p.shard.whole())
+    os << "; shard " << core::to_string(p.shard) << ": about "
+       << core_time(seconds * static_cast<double>(p.shard.size(units)) / static_cast<double>(units));
+  os << "\n";
+}
+
+}  // namespace nq::app
