@@ -703,6 +703,40 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
                      r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
 
 
+def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, env):
+    """The dry run that submit runs first estimates the core-hours of the search (its `compute` line,
+    a shard's share with --shards); submit divides them by the job's CPUs (ranks x CPUs per task) and
+    says how many runs of its --time the job takes, each a checkpoint and a requeue: N = 27 in 64
+    shards of one CPU and 48 hours took ~200 runs a shard, and nothing said so. One run: no note."""
+    job = write_job(tmp_path, "n27.toml", n=27, mode="count", time_limit="48:00:00")
+    note = re.compile(r"^submit: note: (its|a shard's) search takes about ([\d,.]+) core-hours: on the job's (\d+) "
+                      r"CPU\(s\) about ([\d,.]+) h, that is (\d+) runs of its --time (\S+), each ending in a checkpoint "
+                      r"and a requeue", re.M)
+    compute = re.compile(r"^submit: compute .*: about ([\d,]+) core-hours at .*?(?:; shard 0/64: about ([\d,]+) "
+                         r"core-hours)?$", re.M)
+
+    def submit(*args):
+        res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=env)
+        assert res.returncode == 0, res.stderr
+        return res.stderr
+
+    for args, whose, cpus, limit in [(["--shards", "64", "-c", "1"], "a shard's", 1, 48 * 3600),
+                                     (["-c", "16", "-n", "8", "-t", "2-00"], "its", 128, 48 * 3600),
+                                     (["-c", "32", "-N", "4", "-t", "90"], "its", 128, 90 * 60)]:
+        err = submit(*args)
+        m, c = note.search(err), compute.search(err)
+        assert m and c, err
+        hours = int((c.group(2) or c.group(1)).replace(",", ""))   # the shard's share with --shards
+        assert m.group(1) == whose and float(m.group(2).replace(",", "")) == pytest.approx(hours, rel=0.01), err
+        assert int(m.group(3)) == cpus and int(m.group(5)) == math.ceil(hours * 3600 / cpus / limit), err
+    # Enough CPUs for one run: no note (64 shards of 16 x 64 CPUs: ~9 h of 48, at this machine's pace).
+    err = submit("--shards", "64", "-N", "16", "-c", "64")
+    assert compute.search(err) and not note.search(err), err
+    # No estimate, no note: N = 18 has no sampled nodes.
+    err = submit("-c", "1", "-t", "1", "--", "--n", "18")
+    assert "compute  not estimated" in err and not note.search(err), err
+
+
 def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run(tmp_path, env,
                                                                                                   nqueens_bin):
     """A complete result at OUT: the run refuses it (exit 5) without --force or --skip-complete, and
