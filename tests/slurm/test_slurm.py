@@ -707,7 +707,8 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
     """The dry run that submit runs first estimates the core-hours of the search (its `compute` line,
     a shard's share with --shards); submit divides them by the job's CPUs (ranks x CPUs per task) and
     says how many runs of its --time the job takes, each a checkpoint and a requeue: N = 27 in 64
-    shards of one CPU and 48 hours took ~200 runs a shard, and nothing said so. One run: no note."""
+    shards of one CPU and 48 hours took ~200 runs a shard, and nothing said so. One run: no note.
+    Without a time_limit, the default --time comes from the same estimate."""
     job = write_job(tmp_path, "n27.toml", n=27, mode="count", time_limit="48:00:00")
     note = re.compile(r"^submit: note: (its|a shard's) search takes about ([\d,.]+) core-hours: on the job's (\d+) "
                       r"CPU\(s\) about ([\d,.]+) h, that is (\d+) runs of its --time (\S+), each ending in a checkpoint "
@@ -735,6 +736,17 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
     # No estimate, no note: N = 18 has no sampled nodes.
     err = submit("-c", "1", "-t", "1", "--", "--n", "18")
     assert "compute  not estimated" in err and not note.search(err), err
+    # A job file without time_limit: the default --time is 4x the estimate over the job's CPUs plus 5
+    # minutes (it came from a model of N alone, 8x the dry run's figure at N = 21), at most a day.
+    for n, cpus in [(21, 2), (22, 4), (27, 64)]:
+        bare = write_job(tmp_path, f"bare{n}.toml", n=n, mode="count")
+        res = run([str(SLURM / "submit"), str(bare), "--dry-run", "-c", str(cpus)], cwd=tmp_path, env=env)
+        c = re.search(r"^submit: compute .*: about ([\d,]+) core-(minute|hour)s at ", res.stderr, re.M)
+        assert res.returncode == 0 and c, res.stderr
+        core_s = int(c.group(1).replace(",", "")) * (60 if c.group(2) == "minute" else 3600)
+        minutes = min(24 * 60, math.ceil(4 * core_s / cpus / 60 + 5))
+        assert f" --time={minutes} " in res.stderr, (minutes, res.stderr)
+        assert bool(note.search(res.stderr)) == (n == 27), res.stderr   # N = 27: ~10,000 h on 64 CPUs, a day a run
 
 
 def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run(tmp_path, env,
