@@ -1,4 +1,5 @@
 #include "app/compute_need.h"
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include "app/compute_need.h"
+#include "app/plan_limits.h"
 #include "core/known_counts.h"
 #include "core/units.h"
 
@@ -40,15 +41,9 @@ TEST(ComputeNeed, TheSampledNodesAtTheTimedPaceInCoreHoursAndAShardsShare) {
   std::snprintf(nodes, sizeof nodes, "about %.3g search nodes (sampled, +-%.0f %%)", sampled->nodes, 100 * sampled->rel_se);
   // ~3.8e18 nodes at 1 ns a node, in core-hours with two significant digits (1,100,000 now).
   std::snprintf(hours, sizeof hours, "%.2g", sampled->nodes * 1e-9 / 3600);
-  std::snprintf(hours, sizeof hours, "%.0f", std::stod(hours));
-  const std::string digits = hours;
-  std::string with_commas;   // built forwards (g++ 12 warns of a false overlap in string::insert)
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) with_commas += ',';
-    with_commas += digits[i];
-  }
   EXPECT_EQ(line_of(params(27), units),
-            std::string("compute  ") + nodes + ": about " + with_commas + " core-hours at 1.00 ns a node, as timed here (" +
+            std::string("compute  ") + nodes + ": about " +
+                app::with_commas(static_cast<std::uint64_t>(std::stod(hours))) + " core-hours at 1.00 ns a node, as timed here (" +
                 core::kernel_name() + " kernel, one thread: 10 units of N = 18, 2e+09 nodes in 2.00 s)\n");
   core::JobParams shard = params(27);
   shard.shard = core::parse_shard("1/4");
