@@ -51,6 +51,15 @@ CLI::Validator file_path(const std::string& what) {
 }
 
 namespace {
+// CLI11 puts the option's name before its validator's message, which names it too
+// ("--seed: --seed must be a whole number ..."): the message alone then.
+std::string without_repeated_name(const std::string& message) {
+  const std::size_t colon = message.find(": ");
+  if (colon == std::string::npos || colon == 0) return message;
+  const std::string rest = message.substr(colon + 2);
+  return rest.find(message.substr(0, colon)) != std::string::npos ? rest : message;
+}
+
 // The command's exit code, unless what it wrote to stdout was lost (a full disk, a closed
 // stdout, a reader gone while SIGPIPE is ignored): then one line, and exit 4 instead of 0.
 // Every command used to exit 0 with its output gone.
@@ -102,7 +111,7 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return cli.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "nqueens: error: " << e.what() << " (see nqueens --help)\n";
+    std::cerr << "nqueens: error: " << without_repeated_name(e.what()) << " (see nqueens --help)\n";
     return kUsage;
   }
   int code = kOk;

@@ -1,6 +1,7 @@
 // `nqueens run` (the distributed job), `nqueens merge` (shard files) and `nqueens info`.
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -169,7 +170,9 @@ void add_check_command(CLI::App& cli, Runner& run) {
   auto* all = cmd->add_flag("--all", o->check.all, "recount every unit of the file");
   sample->excludes(units)->excludes(all);
   units->excludes(all);
-  cmd->add_option("--seed", o->check.seed, "seed of --sample's draw (default: random, and printed)");
+  // Checked as a whole number: CLI11 took -1 and 99999999999999999999999 as 2^64-1.
+  cmd->add_option("--seed", o->check.seed, "seed of --sample's draw (default: random, and printed)")
+      ->check(whole_number("--seed", 0, std::numeric_limits<long long>::max()));
   // other: none given, check_units picks another than the one runs use here.
   static const std::map<std::string, std::optional<core::KernelChoice>> kKernels{
       {"other", std::nullopt},
