@@ -7,6 +7,7 @@
 #include <optional>
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/job_config.h"
 #include "app/plan_limits.h"
 #include "app/progress.h"
 #include "app/rank_share.h"
@@ -177,7 +178,7 @@ void add_count_command(CLI::App& cli, Runner& run) {
   cmd->add_option("N", o->n, "board size, 1..32")->required()->check(board_size());
   cmd->add_option("--threads", o->threads, "worker threads (default: the CPUs this process may run on, its affinity mask; "
                                            "under a launcher, its share of its node's)")
-      ->check(whole_number("--threads", 1, 4096));
+      ->check(whole_number("--threads", 1, kMaxThreads));
   cmd->add_option("--depth", o->depth, "rows per work unit (default: chosen from N and threads)")
       ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_flag("--quiet", o->quiet, "no progress line");

@@ -9,6 +9,7 @@
 #include "app/check.h"
 #include "app/commands.h"
 #include "app/exit_codes.h"
+#include "app/job_config.h"
 #include "app/merge.h"
 #include "app/result_files.h"
 #include "app/run_job.h"
@@ -36,7 +37,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--depth", o->depth, "rows pre-placed per work unit (default: from N)")
       ->check(whole_number("--depth", 1, core::kMaxN));
   cmd->add_option("--threads", o->threads, "compute threads per worker rank (default: its share of the CPUs the node's ranks may run on)")
-      ->check(whole_number("--threads", 1, 4096));
+      ->check(whole_number("--threads", 1, kMaxThreads));
   cmd->add_option("--boards", o->boards, "boards mode: all, or class (one per symmetry class)")
       ->check(CLI::IsMember(core::names_of<core::BoardSet>()));
   cmd->add_option("--symmetry", o->symmetry, "work-unit symmetry reduction: none, mirror or full")
@@ -184,7 +185,7 @@ void add_check_command(CLI::App& cli, Runner& run) {
                   "scalar: the plain search; avx2; fastest: the one runs use")
       ->check(CLI::IsMember(kKernels));
   cmd->add_option("--threads", o->check.threads, "threads (default: the CPUs this process may run on)")
-      ->check(whole_number("--threads", 1, 4096));
+      ->check(whole_number("--threads", 1, kMaxThreads));
   cmd->add_flag("--quiet", o->check.quiet, "no progress line on stderr (every 2 s otherwise)");
   cmd->callback([o, &run] {
     run = [o] {

@@ -123,8 +123,9 @@ JobConfig read_job_file(const std::string& path) {
       c.out = get<std::string>(node, where, key, "a string (a file path)");
       if (c.out.empty()) bad(where, "key 'out' is empty: give a file path, or leave the key out for the default");
     }
-    else if (key == "depth") p.depth = get_int(node, where, key, 0, core::kMaxN);
-    else if (key == "threads") c.threads = get_int(node, where, key, 0, 4096);
+    // As the flags: 0 (the default's value inside) was taken, and did what leaving the key out does.
+    else if (key == "depth") p.depth = get_int(node, where, key, 1, core::kMaxN);
+    else if (key == "threads") c.threads = get_int(node, where, key, 1, kMaxThreads);
     else if (key == "boards") p.boards = get_choice<core::BoardSet>(node, where, key);
     else if (key == "symmetry") p.symmetry = get_choice<core::Symmetry>(node, where, key);
     else if (key == "progress_interval") c.progress_interval = get_interval(node, where, key, kMaxProgressInterval);

@@ -8,6 +8,7 @@
 namespace nq::app {
 
 inline constexpr double kMaxLockWait = 86400;   // seconds: a day
+inline constexpr int kMaxThreads = 4096;        // compute threads a rank (--threads, key threads)
 
 struct JobConfig {
   // n is required; depth 0: chosen from N (see default_run_depth); symmetry defaults to full

@@ -87,7 +87,11 @@ TEST_F(JobFile, ErrorsNameTheFileTheKeyAndWhatIsWrong) {
       {"n = 8\nspeed = 3\n", "unknown key 'speed' (known: n, mode, out"},
       {"n = \"8\"\n", "key 'n' must be an integer"},
       {"n = 40\n", "key 'n' = 40 is outside 1..32"},
-      {"n = 8\ndepth = -1\n", "key 'depth' = -1 is outside 0..32"},
+      {"n = 8\ndepth = -1\n", "key 'depth' = -1 is outside 1..32"},
+      // 0 was taken as the default (what leaving the key out does); the flags refuse it too.
+      {"n = 8\ndepth = 0\n", "key 'depth' = 0 is outside 1..32"},
+      {"n = 8\nthreads = 0\n", "key 'threads' = 0 is outside 1..4096"},
+      {"n = 8\nthreads = 4097\n", "key 'threads' = 4097 is outside 1..4096"},
       {"n = 8\nmode = \"fast\"\n", "key 'mode' = \"fast\" is not one of count, boards"},
       {"n = 8\nsymmetry = \"rotation\"\n", "key 'symmetry' = \"rotation\" is not one of none, mirror, full"},
       {"n = 8\nboards = \"classes\"\n", "key 'boards' = \"classes\" is not one of all, class"},
