@@ -100,7 +100,9 @@ def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_pr
     (["merge", "m.h5", ""], "SHARD is empty: give a file path"),
     (["info", ""], "FILE is empty: give a file path"),
     # A seed out of range was taken as 2^64-1 (CLI11 wrapped -1 and saturated the too large).
-    (["check", "x.h5", "--seed", "-1"], "--seed must be a whole number from 0 to 9223372036854775807, got '-1'"),
+    # The option's name once (CLI11 wrote "--seed: --seed must ...").
+    (["check", "x.h5", "--seed", "-1"], "error: --seed must be a whole number from 0 to 9223372036854775807, got '-1'"),
+    (["count", "abc"], "error: board size N must be a whole number from 1 to 32, got 'abc'"),
     (["check", "x.h5", "--seed", "99999999999999999999999"], "--seed must be a whole number from 0 to"),
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
