@@ -29,13 +29,6 @@ std::string core_time(double seconds) {
   return in(seconds / 3600, "hour");
 }
 
-// The smallest N whose plan nodes were sampled (bench/sampled-nodes.txt).
-int smallest_sampled_n() {
-  for (int n = 1; n <= core::kMaxN; ++n)
-    if (core::sampled_plan_nodes(n, 1)) return n;
-  return core::kMaxN + 1;
-}
-
 }  // namespace
 
 NodeTime time_nodes_here() {
@@ -57,18 +50,11 @@ NodeTime time_nodes_here() {
 void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_t units,
                         const std::function<NodeTime()>& timer) {
   os << "compute  ";
-  const auto nodes = expected_plan_nodes(p, units);
-  if (!nodes) {
-    os << "not estimated: ";
-    if (p.boards_mode()) os << "in boards mode, storing the boards takes most of the time, not the search\n";
-    else if (p.symmetry != core::Symmetry::full)
-      os << "the search nodes are sampled for plans of symmetry full only (the default, and the fastest)\n";
-    else if (p.n < smallest_sampled_n())
-      os << "the search nodes are sampled from N = " << smallest_sampled_n() << " on; N = " << p.n
-         << " takes core-minutes at most\n";
-    else os << "the search nodes of N = " << p.n << " were not sampled (bench/engines.sh, bench/sampled-nodes.txt)\n";
+  if (const auto why = plan_nodes_unknown(p)) {
+    os << "not estimated: " << *why << "\n";
     return;
   }
+  const auto nodes = expected_plan_nodes(p, units);
   const NodeTime t = timer();
   const double seconds = nodes->nodes * t.seconds_per_node();
   char buf[200];

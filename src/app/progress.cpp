@@ -44,9 +44,30 @@ std::optional<double> seconds_left(const ProgressState& s) {
   return std::nullopt;
 }
 
-std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units) {
+namespace {
+// The smallest N whose plan nodes were sampled (bench/sampled-nodes.txt).
+int smallest_sampled_n() {
+  for (int n = 1; n <= core::kMaxN; ++n)
+    if (core::sampled_plan_nodes(n, 1)) return n;
+  return core::kMaxN + 1;
+}
+}  // namespace
+
+std::optional<std::string> plan_nodes_unknown(const core::JobParams& p) {
   // Boards mode: N = 19 class, the nodes ETA was 0.72-0.88x the time left, the solutions' 1.03-1.19x.
-  if (p.boards_mode() || p.symmetry != core::Symmetry::full) return std::nullopt;
+  if (p.boards_mode()) return "in boards mode, storing the boards takes most of the time, not the search";
+  if (p.symmetry != core::Symmetry::full)
+    return "the search nodes are sampled for plans of symmetry full only (the default, and the fastest)";
+  if (p.n < smallest_sampled_n())
+    return "the search nodes are sampled from N = " + std::to_string(smallest_sampled_n()) + " on; N = " +
+           std::to_string(p.n) + " takes core-minutes at most";
+  if (!core::sampled_plan_nodes(p.n, 1))
+    return "the search nodes of N = " + std::to_string(p.n) + " were not sampled (bench/engines.sh, bench/sampled-nodes.txt)";
+  return std::nullopt;
+}
+
+std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units) {
+  if (plan_nodes_unknown(p)) return std::nullopt;
   return core::sampled_plan_nodes(p.n, plan_units);
 }
 

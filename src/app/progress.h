@@ -36,9 +36,13 @@ struct ProgressState {
 // long early in such a run; the solutions' share ~2.6x.
 std::optional<double> seconds_left(const ProgressState& s);
 
-// The search nodes of plan `p` (of `plan_units` units, the whole plan's) where they are known:
-// count mode, symmetry full and a sampled N (core::sampled_plan_nodes: any depth). In boards mode
-// a unit's time also grows with its boards, so its nodes do not say its time.
+// Why the search nodes of plan `p` are not known, in words for a user (the dry run prints it);
+// nullopt where they are: count mode, symmetry full and a sampled N (core::sampled_plan_nodes:
+// any depth). In boards mode a unit's time also grows with its boards, so its nodes do not say
+// its time.
+std::optional<std::string> plan_nodes_unknown(const core::JobParams& p);
+// The search nodes of plan `p` (of `plan_units` units, the whole plan's) where they are known
+// (plan_nodes_unknown says when they are not).
 std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units);
 
 // Sets s's expected totals for a run of plan `p` (of `plan_units` units), `share` of them (a
