@@ -47,8 +47,15 @@ NodeTime time_nodes_here() {
   return t;
 }
 
+void DoneWork::add(const store::UnitRecord& r) {
+  if (r.id >= seen_.size() || seen_[r.id]) return;
+  seen_[r.id] = true;
+  ++units_;
+  nodes_ += static_cast<double>(r.nodes);
+}
+
 void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_t units,
-                        const std::function<NodeTime()>& timer) {
+                        const std::function<NodeTime()>& timer, const std::optional<DoneWork>& done) {
   os << "compute  ";
   if (const auto why = plan_nodes_unknown(p)) {
     os << "not estimated: " << *why << "\n";
@@ -65,9 +72,18 @@ void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_
                 1e9 * t.seconds_per_node(), core::kernel_name(), static_cast<unsigned long long>(t.units), kTimedN,
                 t.nodes, t.seconds);
   os << buf;
-  if (!p.shard.whole())
-    os << "; shard " << core::to_string(p.shard) << ": about "
-       << core_time(seconds * static_cast<double>(p.shard.size(units)) / static_cast<double>(units));
+  const double share = static_cast<double>(p.shard.size(units)) / static_cast<double>(units);
+  if (!p.shard.whole()) os << "; shard " << core::to_string(p.shard) << ": about " << core_time(seconds * share);
+  if (done && done->units()) {
+    // The sample's estimate less the nodes the done units took: a resume's search, at this pace.
+    const double left = nodes->nodes * share - done->nodes();
+    std::snprintf(buf, sizeof buf, "%.3g", done->nodes());
+    os << "; left after the " << with_commas(done->units()) << (done->units() == 1 ? " unit" : " units") << " done ("
+       << buf << " nodes, in "
+       << done->source() << "): "
+       << (left > 0 ? "about " + core_time(left * t.seconds_per_node())
+                    : std::string("less than the sample's error (their nodes reach the estimate)"));
+  }
   os << "\n";
 }
 

@@ -4,8 +4,12 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 #include "core/job_params.h"
+#include "store/unit_record.h"
 
 namespace nq::app {
 
@@ -24,11 +28,28 @@ struct NodeTime {
 };
 NodeTime time_nodes_here();
 
+// The units a resumed run skips (its journal's records) and the nodes their search took, each
+// unit counted once (a unit recomputed after a crash may be journaled twice; the run keeps one).
+class DoneWork {
+ public:
+  DoneWork(std::uint64_t plan_units, std::string source) : seen_(plan_units), source_(std::move(source)) {}
+  void add(const store::UnitRecord& r);   // a record of an id outside the plan is not counted
+  std::uint64_t units() const { return units_; }
+  double nodes() const { return nodes_; }
+  const std::string& source() const { return source_; }   // "the journal x.h5.journal"
+
+ private:
+  std::vector<bool> seen_;   // by unit id: a bit a unit of the plan (20 MB at N = 27's 164 M)
+  std::uint64_t units_ = 0;
+  double nodes_ = 0;
+  std::string source_;
+};
+
 // One line, "compute  ...": the nodes of the job's units (its shard's) and the core-hours they
-// take at `timer()`'s pace, with the sample's standard error; or why there is no estimate (a plan
-// whose nodes were not sampled: N < 19, symmetry other than full; boards mode, whose time the
-// storing of boards sets). `timer` is called only where there is an estimate to make.
+// take at `timer()`'s pace, with the sample's standard error; and, for a run that resumes
+// (`done`), what is left once the done units' nodes are taken off. Or why there is no estimate
+// (plan_nodes_unknown). `timer` is called only where there is an estimate to make.
 void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_t units,
-                        const std::function<NodeTime()>& timer);
+                        const std::function<NodeTime()>& timer, const std::optional<DoneWork>& done = {});
 
 }  // namespace nq::app

@@ -710,7 +710,15 @@ int dry_run(JobConfig config) {
     }
   }();
   print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
-  print_compute_need(std::cout, p, units, time_nodes_here);
+  // What a resume skips: the journal's units (read without its lock: a run may hold it), where
+  // the compute line has an estimate to take them off.
+  std::optional<DoneWork> done_work;
+  if (journal_bytes > 0 && !config.force && !plan_nodes_unknown(p)) {
+    done_work.emplace(units, "the journal");
+    store::Journal::read_records(journal, {p, units, kProgramVersion},
+                                 [&](const store::UnitRecord& r) { done_work->add(r); });
+  }
+  print_compute_need(std::cout, p, units, time_nodes_here, done_work);
   std::cout << "output   ";
   if (done) {
     std::cout << *done << "\n";

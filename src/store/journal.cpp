@@ -409,6 +409,26 @@ void Journal::check_key(const std::string& path, const JournalKey& key) {
   read_journal_header(fd.get(), path, key);
 }
 
+void Journal::read_records(const std::string& path, const JournalKey& key, const RecoveredFn& on_record,
+                           const core::StopFn& stop) {
+  const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw CorruptJournal("store::journal: cannot open " + path + ": " + fs::errno_text(errno));
+  std::uint64_t off = read_journal_header(fd.get(), path, key);
+  core::StopPoll poll(stop, "reading the journal");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path + ": " + fs::errno_text(errno));
+  const auto end = static_cast<std::uint64_t>(st.st_size);
+  std::vector<std::uint8_t> payload;
+  FileWindow file(fd.get(), path);
+  while (off < end) {
+    poll.tick();
+    const auto pr = probe(file, off, end, key, payload);
+    if (!pr) break;
+    on_record(pr->fixed.unit);
+    off += pr->size;
+  }
+}
+
 void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
   core::StopPoll poll(stop, "reading the journal");
   struct stat st {};

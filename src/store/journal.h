@@ -91,6 +91,13 @@ class Journal {
   // the constructor would for it and `key` (ParameterMismatch, CorruptJournal): `run --dry-run`
   // says so before a job is queued.
   static void check_key(const std::string& path, const JournalKey& key);
+  // Hands each valid record of the journal at PATH to `on_record`, in file order, up to its end
+  // or its first bad record (a torn tail, or a corrupt record that a resume would judge), after
+  // checking the header as check_key does. Takes no lock and changes nothing: a run may be
+  // appending to it meanwhile (what it appends after the scan's start is not seen). Polls `stop`.
+  // `run --dry-run` sums the nodes a resume would skip with it.
+  static void read_records(const std::string& path, const JournalKey& key, const RecoveredFn& on_record,
+                           const core::StopFn& stop = {});
   // Throws JournalInUse, as the constructor would, where another process holds the journal at
   // PATH (a run of its job under way): `run --dry-run` says so before a job is queued. It takes a
   // shared lock for an instant and lets it go (a run opening the journal in that instant finds it

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from conftest import (EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
-                      journal_record, kill_group, needs, needs_the_16_gib_cap, pid_of_rank, process_state, run,
-                      set_counts, start, units_table, wait_until)
+                      journal_record, journaled_units, kill_group, needs, needs_the_16_gib_cap, pid_of_rank,
+                      process_state, run, set_counts, start, stop_after, units_table, wait_until, when_stopped)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -296,6 +296,40 @@ def test_a_dry_run_estimates_the_core_hours_from_the_plans_sampled_nodes_at_the_
                       (["--n", 19, "--mode", "boards"], "in boards mode, storing the boards takes most of the time")]:
         lines = needs(run(["run", *args, "--dry-run"], timeout=60, check=0, cwd=workdir).stdout)
         assert lines["compute"].startswith("not estimated: " + why), lines["compute"]
+
+
+def test_a_dry_run_of_a_resume_takes_the_journaled_units_nodes_off_the_core_time(workdir):
+    """A run that resumes searches only what its journal lacks: the dry run reads the journal (no
+    lock: a run may hold it), counts its units once each and takes their nodes off the plan's
+    estimate. Here a shard of N = 19 is stopped once 15,000 of its 42,135 units are journaled; the line names
+    those units and the nodes the partial file says they took, and the core time left is the
+    rest of the shard's nodes at the pace timed. --force, which discards the journal, gives no
+    such part."""
+    out = workdir / "r19.h5"
+    cmd = ["run", "--n", 19, "--shard", "1/2", "--out", out, "--threads", 1]
+    proc = start(cmd, ranks=2, extra_env=fault_env(stop_after(15000)))
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, lambda: os.kill(master, signal.SIGTERM))
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    assert proc.returncode == EXIT["interrupted"], err
+    done = attrs(out)["units_done"]
+    assert 15000 <= done == journaled_units(out), err
+    done_nodes = int(units_table(out)["nodes"].sum())
+    line = needs(run(cmd + ["--dry-run"], timeout=120, check=0).stdout)["compute"]
+    m = re.fullmatch(r"about ([\d.e+]+) search nodes .*?: about \d+ core-seconds at ([\d.]+) ns a node, .*; "
+                     r"shard 1/2: about (\d+) core-seconds; left after the ([\d,]+) units done \(([\d.e+]+) nodes, "
+                     r"in the journal\): about (\d+) core-seconds", line)
+    assert m, line
+    nodes, ns, shard_seconds, left_seconds = float(m[1]), float(m[2]), int(m[3]), int(m[6])
+    assert int(m[4].replace(",", "")) == done and float(m[5]) == float(f"{done_nodes:.3g}"), line
+    assert left_seconds < shard_seconds, line
+    assert left_seconds == pytest.approx((nodes / 2 - done_nodes) * ns * 1e-9, rel=0.02, abs=1), line
+    forced = needs(run(cmd + ["--dry-run", "--force"], timeout=120, check=0).stdout)["compute"]
+    assert "left after" not in forced and forced.startswith(f"about {m[1]} search nodes"), forced
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

@@ -6,9 +6,12 @@ NQ_SLURM_KEEP=1 leaves it running). The binary is $NQUEENS_BIN, else
 build/release/src/app/nqueens; a missing binary is a test failure, not a skip.
 About 2-3 minutes on 2 cores; the time-limit test is the long one (it waits for the controller).
 """
+import importlib.machinery
+import importlib.util
 import math
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -747,6 +750,39 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
         minutes = min(24 * 60, math.ceil(4 * core_s / cpus / 60 + 5))
         assert f" --time={minutes} " in res.stderr, (minutes, res.stderr)
         assert bool(note.search(res.stderr)) == (n == 27), res.stderr   # N = 27: ~10,000 h on 64 CPUs, a day a run
+
+
+def test_submit_times_a_resumed_job_by_what_its_journal_leaves(tmp_path, env, nqueens_bin):
+    """Resubmitted after a stop (exit 7 fixed, a cancelled job), a job resumes from its journal: the
+    dry run takes the journaled units' nodes off the estimate ("left after the K units done"), and
+    submit's default --time and its runs count come from what is left, not from the whole search."""
+    job = write_job(tmp_path, "n19.toml", n=19, mode="count", out="results/r19.h5")
+    stopped = subprocess.Popen([str(nqueens_bin), "run", str(job), "--threads", "1"], cwd=tmp_path,
+                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               env=nq_env(fault_env(stop_after(40000))))
+    try:
+        wait_until(lambda: process_state(stopped.pid) == "T", "the stop at 40,000 journaled units", proc=stopped)
+        os.kill(stopped.pid, signal.SIGTERM)
+        os.kill(stopped.pid, signal.SIGCONT)
+        stopped.communicate(timeout=120)
+    finally:
+        kill_group(stopped)
+    assert stopped.returncode == 75 and journaled_units(tmp_path / "results" / "r19.h5") >= 40000
+    res = run([str(SLURM / "submit"), str(job), "--dry-run", "-c", "1"], cwd=tmp_path, env=env)
+    c = re.search(r"^submit: compute .*: about (\d+) core-seconds at .*; left after the ([\d,]+) units done "
+                  r"\(.*, in the journal\): about (\d+) core-seconds$", res.stderr, re.M)
+    assert res.returncode == 0 and c, res.stderr
+    whole, left = int(c.group(1)), int(c.group(3))
+    assert int(c.group(2).replace(",", "")) >= 40000 and left < whole, res.stderr
+    assert f" --time={math.ceil(4 * left / 60 + 5)} " in res.stderr, res.stderr
+    # The figure submit takes from the dry run's lines is what is left (N = 19's few core-seconds
+    # round to the same --time either way, so it is checked here too, on the binary's own line).
+    loader = importlib.machinery.SourceFileLoader("submit", str(SLURM / "submit"))
+    submit = importlib.util.module_from_spec(importlib.util.spec_from_loader("submit", loader))
+    loader.exec_module(submit)
+    dry = subprocess.run([str(nqueens_bin), "run", str(job), "--dry-run"], cwd=tmp_path, capture_output=True, text=True)
+    line = re.search(r"^compute .*: about (\d+) core-seconds$", dry.stdout, re.M)
+    assert line and submit.compute_seconds(dry.stdout) == int(line.group(1)) < whole, dry.stdout
 
 
 def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run(tmp_path, env,

@@ -2,7 +2,9 @@
 // takes, in core time; the reason where there is no estimate; and the timer, which times real
 // units of N = 18.
 #include <gtest/gtest.h>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <string>
 #include "app/compute_need.h"
@@ -23,13 +25,24 @@ core::JobParams params(int n, core::Symmetry symmetry = core::Symmetry::full, co
 }
 
 // The line for `p`, its timer counting its calls and taking 1 ns a node.
-std::string line_of(const core::JobParams& p, std::uint64_t units, int* calls = nullptr) {
+std::string line_of(const core::JobParams& p, std::uint64_t units, int* calls = nullptr,
+                    const std::optional<app::DoneWork>& done = {}) {
   std::ostringstream os;
-  app::print_compute_need(os, p, units, [calls] {
-    if (calls) ++*calls;
-    return app::NodeTime{.units = 10, .nodes = 2e9, .seconds = 2};
-  });
+  app::print_compute_need(
+      os, p, units,
+      [calls] {
+        if (calls) ++*calls;
+        return app::NodeTime{.units = 10, .nodes = 2e9, .seconds = 2};
+      },
+      done);
   return os.str();
+}
+
+store::UnitRecord record(std::uint64_t id, std::uint64_t nodes) {
+  store::UnitRecord r;
+  r.id = id;
+  r.nodes = nodes;
+  return r;
 }
 }  // namespace
 
@@ -55,6 +68,35 @@ TEST(ComputeNeed, TheSampledNodesAtTheTimedPaceInCoreHoursAndAShardsShare) {
   shard = params(19);
   shard.shard = core::parse_shard("0/4");
   EXPECT_NE(line_of(shard, 84270).find("; shard 0/4: about 16 core-seconds\n"), std::string::npos) << line_of(shard, 84270);
+}
+
+TEST(ComputeNeed, AResumeHasLeftTheEstimateLessTheDoneUnitsNodesEachUnitOnce) {
+  // N = 19's 84,270 units, a shard of half: its share of ~6.4e10 nodes, less 2e10 done.
+  core::JobParams p = params(19);
+  p.shard = core::parse_shard("1/2");
+  const auto share = core::sampled_plan_nodes(19, 84270)->nodes / 2;
+  app::DoneWork done(84270, "the journal");
+  done.add(record(1, 12'000'000'000));
+  done.add(record(3, 8'000'000'000));
+  done.add(record(3, 8'000'000'000));    // journaled twice (recomputed after a crash): once
+  done.add(record(84270, 5'000'000'000));   // not a unit of the plan: not counted
+  EXPECT_EQ(done.units(), 2u);
+  EXPECT_EQ(done.nodes(), 2e10);
+  const std::string line = line_of(p, 84270, nullptr, done);
+  const auto left = static_cast<long long>(std::llround((share - 2e10) * 1e-9));   // at 1 ns a node, < 100 s
+  EXPECT_NE(line.find("; shard 1/2: about " + std::to_string(static_cast<long long>(std::llround(share * 1e-9))) +
+                      " core-seconds; left after the 2 units done (2e+10 nodes, in the journal): about " +
+                      std::to_string(left) + " core-seconds\n"),
+            std::string::npos)
+      << line;
+  // Done units whose nodes reach the estimate (its sampling error): no negative time.
+  app::DoneWork all(84270, "the journal");
+  all.add(record(0, 70'000'000'000));
+  EXPECT_NE(line_of(p, 84270, nullptr, all)
+                .find("; left after the 1 unit done (7e+10 nodes, in the journal): less than the sample's error"),
+            std::string::npos);
+  // Nothing done (an empty journal): the line as without one.
+  EXPECT_EQ(line_of(p, 84270, nullptr, app::DoneWork(84270, "the journal")), line_of(p, 84270));
 }
 
 TEST(ComputeNeed, WithoutSampledNodesItSaysWhyAndTimesNothing) {

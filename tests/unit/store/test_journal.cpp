@@ -274,6 +274,29 @@ TEST_F(JournalTest, CheckKeyJudgesTheHeaderAsOpeningDoesWithoutLockingOrChanging
   EXPECT_EQ(slurp(path), before);
 }
 
+TEST_F(JournalTest, ReadRecordsHandsOverTheValidRecordsUpToATornTailWithoutLockingOrChangingAnything) {
+  const std::string path = file("run.journal");
+  write_three(path);
+  const auto ids = [&](const JournalKey& k) {
+    std::vector<UnitRecord> seen;
+    Journal::read_records(path, k, [&](const UnitRecord& u) { seen.push_back(u); });
+    return seen;
+  };
+  {
+    const Journal held(path, key_for("class"));   // a run holds its lock: read_records takes none
+    EXPECT_EQ(ids(key_for("class")), (std::vector<UnitRecord>{unit(3), unit(7), unit(9)}));
+  }
+  stdfs::resize_file(path, stdfs::file_size(path) - 5);   // a torn last record: the others, and no cut
+  const auto torn = slurp(path);
+  EXPECT_EQ(ids(key_for("class")), (std::vector<UnitRecord>{unit(3), unit(7)}));
+  EXPECT_EQ(slurp(path), torn);
+  JournalKey other = key_for("class");
+  other.params.depth = 3;
+  EXPECT_THROW(ids(other), ParameterMismatch);   // the header judged as check_key does
+  stdfs::remove(path);
+  EXPECT_THROW(ids(key_for("class")), CorruptJournal);
+}
+
 TEST_F(JournalTest, FileThatIsNotAJournalIsCorruptJournal) {
   spit(file("text"), "hello, this is a text file and not a journal at all\n");
   EXPECT_THROW(Journal(file("text"), key_for("all")), CorruptJournal);
