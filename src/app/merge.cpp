@@ -15,7 +15,6 @@ namespace nq::app {
 namespace {
 
 constexpr std::uint64_t kBoardPiece = 1 << 16;
-constexpr std::uint64_t kUnitSlice = 1 << 16;
 
 // Every shard of one job has the same parameters but its shard index, the same plan size and
 // the same program version; every difference is named in the error.
@@ -86,19 +85,15 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   store::RunInfo info = first;
   std::set<std::string> hosts;
   info.wall_seconds = 0;
-  std::vector<store::UnitRecord> slice;
   UnitDigest stored;
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& si = readers[i]->info();
-    for (std::uint64_t start = 0; start < readers[i]->unit_count(); start += kUnitSlice) {
-      readers[i]->read_units(start, std::min(kUnitSlice, readers[i]->unit_count() - start), slice);
-      for (const auto& u : slice) {
-        if (u.id >= first.units_total || !si.params.shard.contains(u.id) || !table.add(u))
-          throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
-                                         ", which is not part of its shard or appears twice");
-        stored.add(u);
-      }
-    }
+    readers[i]->for_each_unit([&](const store::UnitRecord& u) {
+      if (u.id >= first.units_total || !si.params.shard.contains(u.id) || !table.add(u))
+        throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
+                                       ", which is not part of its shard or appears twice");
+      stored.add(u);
+    });
     info.wall_seconds += si.wall_seconds;
     info.ranks = std::max(info.ranks, si.ranks);
     info.threads = std::max(info.threads, si.threads);

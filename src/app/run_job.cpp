@@ -400,15 +400,9 @@ void MasterSession::drop_empty_journal() {
 }
 
 std::uint64_t MasterSession::adopt_partial_units() {
-  constexpr std::uint64_t kRows = 1 << 16;   // read a chunk at a time: memory stays small
   const std::string source = c_.out + " (its /units)";
   try {
-    const store::ResultReader file(c_.out);
-    std::vector<store::UnitRecord> rows;
-    for (std::uint64_t at = 0; at < file.unit_count(); at += kRows) {
-      file.read_units(at, std::min(kRows, file.unit_count() - at), rows);
-      for (const auto& r : rows) recover(r, source);
-    }
+    store::ResultReader(c_.out).for_each_unit([&](const store::UnitRecord& r) { recover(r, source); });
     check_recovered_units(source, "pass --force to recompute every unit and replace the file");
   } catch (...) {
     drop_empty_journal();
@@ -710,13 +704,19 @@ int dry_run(JobConfig config) {
     }
   }();
   print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
-  // What a resume skips: the journal's units (read without its lock: a run may hold it), where
-  // the compute line has an estimate to take them off.
+  // What a resume skips, where the compute line has an estimate to take it off: the journal's
+  // units (read without its lock: a run may hold it), else those of a partial count result
+  // (which the run adopts: judge_partial let it through).
   std::optional<DoneWork> done_work;
-  if (journal_bytes > 0 && !config.force && !plan_nodes_unknown(p)) {
-    done_work.emplace(units, "the journal");
-    store::Journal::read_records(journal, {p, units, kProgramVersion},
-                                 [&](const store::UnitRecord& r) { done_work->add(r); });
+  if (!config.force && !plan_nodes_unknown(p)) {
+    const auto add = [&](const store::UnitRecord& r) { done_work->add(r); };
+    if (journal_bytes > 0) {
+      done_work.emplace(units, "the journal");
+      store::Journal::read_records(journal, {p, units, kProgramVersion}, add);
+    } else if (previous && previous->status == store::Status::partial && previous->units_done) {
+      done_work.emplace(units, config.out + "'s units");
+      store::ResultReader(config.out).for_each_unit(add);
+    }
   }
   print_compute_need(std::cout, p, units, time_nodes_here, done_work);
   std::cout << "output   ";

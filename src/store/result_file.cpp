@@ -940,6 +940,14 @@ void check_rows(std::uint64_t start, std::uint64_t count, std::uint64_t rows, co
 
 }  // namespace
 
+void ResultReader::for_each_unit(const std::function<void(const UnitRecord&)>& f) const {
+  std::vector<UnitRecord> rows;
+  for (std::uint64_t at = 0, end = unit_count(); at < end; at += kUnitSlice) {
+    read_units(at, std::min(kUnitSlice, end - at), rows);
+    for (const auto& r : rows) f(r);
+  }
+}
+
 void ResultReader::read_units(std::uint64_t start, std::uint64_t count, std::vector<UnitRecord>& out) const {
   h5::silence_errors();
   const Impl& m = *impl_;

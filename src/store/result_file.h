@@ -4,6 +4,7 @@
 // thread at a time; distinct objects may live in different threads (Debian's libhdf5 is thread-safe).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -107,6 +108,10 @@ class ResultReader {
   std::uint64_t unit_count() const;        // rows of /units
   // Rows [start, start+count) of /units into `out` (resized). std::out_of_range past unit_count().
   void read_units(std::uint64_t start, std::uint64_t count, std::vector<UnitRecord>& out) const;
+  // Calls f with each row of /units in file order, reading kUnitSlice rows at a time (memory
+  // stays small whatever the file holds).
+  static constexpr std::uint64_t kUnitSlice = 1 << 16;
+  void for_each_unit(const std::function<void(const UnitRecord&)>& f) const;
   std::uint64_t board_count() const;       // rows of /boards/solutions; 0 in count mode
   // Boards [start, start+count): boards gets count*n columns, unit_ids count ids, class_sizes
   // count sizes in class mode (cleared otherwise). std::out_of_range past board_count().

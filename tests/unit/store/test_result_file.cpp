@@ -206,6 +206,11 @@ TEST_F(ResultFile, UnitsCompressedInBatchesOnEveryCoreReadBackWhole) {
   const ResultReader r(file("big.h5"));
   EXPECT_EQ(r.info().total, info.total);
   EXPECT_EQ(r.units(), units);
+  std::vector<UnitRecord> visited;   // in slices of kUnitSlice rows, the last one short
+  ASSERT_GT(units.size(), 2 * ResultReader::kUnitSlice);
+  ASSERT_NE(units.size() % ResultReader::kUnitSlice, 0u);
+  r.for_each_unit([&](const UnitRecord& u) { visited.push_back(u); });
+  EXPECT_EQ(visited, units);
 }
 
 TEST_F(ResultFile, UnitsReadInSlicesAreTheRowsWrittenAndNoRowPastTheEnd) {
