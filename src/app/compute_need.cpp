@@ -79,8 +79,7 @@ void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_
     const double left = nodes->nodes * share - done->nodes();
     std::snprintf(buf, sizeof buf, "%.3g", done->nodes());
     os << "; left after the " << with_commas(done->units()) << (done->units() == 1 ? " unit" : " units") << " done ("
-       << buf << " nodes, in "
-       << done->source() << "): "
+       << buf << " nodes, in " << done->source() << "): "
        << (left > 0 ? "about " + core_time(left * t.seconds_per_node())
                     : std::string("less than the sample's error (their nodes reach the estimate)"));
   }

@@ -28,15 +28,16 @@ struct NodeTime {
 };
 NodeTime time_nodes_here();
 
-// The units a resumed run skips (its journal's records) and the nodes their search took, each
-// unit counted once (a unit recomputed after a crash may be journaled twice; the run keeps one).
+// The units a resumed run skips (its journal's records, or a partial count file's units) and the
+// nodes their search took, each unit counted once (a unit recomputed after a crash may be
+// journaled twice; the run keeps one).
 class DoneWork {
  public:
   DoneWork(std::uint64_t plan_units, std::string source) : seen_(plan_units), source_(std::move(source)) {}
   void add(const store::UnitRecord& r);   // a record of an id outside the plan is not counted
   std::uint64_t units() const { return units_; }
   double nodes() const { return nodes_; }
-  const std::string& source() const { return source_; }   // "the journal x.h5.journal"
+  const std::string& source() const { return source_; }   // where they were read: "the journal", "r.h5's units"
 
  private:
   std::vector<bool> seen_;   // by unit id: a bit a unit of the plan (20 MB at N = 27's 164 M)
