@@ -711,6 +711,9 @@ int dry_run(JobConfig config) {
   if (!config.force && !plan_nodes_unknown(p)) {
     const auto add = [&](const store::UnitRecord& r) { done_work->add(r); };
     if (journal_bytes > 0) {
+      if (journal_bytes > 256e6)   // ~2.5 M records, ~0.3 s warm; seconds to minutes beyond
+        std::cerr << "nqueens: reading the journal " << journal << " (" << gigabytes(journal_bytes)
+                  << ") for the units a resume skips\n";
       done_work.emplace(units, "the journal");
       store::Journal::read_records(journal, {p, units, kProgramVersion}, add);
     } else if (previous && previous->status == store::Status::partial && previous->units_done) {
