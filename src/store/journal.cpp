@@ -268,6 +268,29 @@ std::optional<Probe> probe(FileWindow& file, std::uint64_t off, std::uint64_t en
   return pr;
 }
 
+// Hands each valid record from `off` on to `f`, polling `stop`, until the file's end (its size
+// now) or the first record that is not valid; returns where it stopped and the file's end.
+struct Walked {
+  std::uint64_t stopped_at = 0, end = 0;
+};
+Walked walk_valid_records(int fd, const std::string& path, std::uint64_t off, const JournalKey& key,
+                          const core::StopFn& stop, const std::function<void(const UnitRecord&)>& f) {
+  core::StopPoll poll(stop, "reading the journal");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path + ": " + fs::errno_text(errno));
+  const auto end = static_cast<std::uint64_t>(st.st_size);
+  std::vector<std::uint8_t> payload;
+  FileWindow file(fd, path);
+  while (off < end) {
+    poll.tick();
+    const auto pr = probe(file, off, end, key, payload);
+    if (!pr) break;
+    f(pr->fixed.unit);
+    off += pr->size;
+  }
+  return {off, end};
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -413,41 +436,20 @@ void Journal::read_records(const std::string& path, const JournalKey& key, const
                            const core::StopFn& stop) {
   const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw CorruptJournal("store::journal: cannot open " + path + ": " + fs::errno_text(errno));
-  std::uint64_t off = read_journal_header(fd.get(), path, key);
-  core::StopPoll poll(stop, "reading the journal");
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path + ": " + fs::errno_text(errno));
-  const auto end = static_cast<std::uint64_t>(st.st_size);
-  std::vector<std::uint8_t> payload;
-  FileWindow file(fd.get(), path);
-  while (off < end) {
-    poll.tick();
-    const auto pr = probe(file, off, end, key, payload);
-    if (!pr) break;
-    on_record(pr->fixed.unit);
-    off += pr->size;
-  }
+  walk_valid_records(fd.get(), path, read_journal_header(fd.get(), path, key), key, stop, on_record);
 }
 
 void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
-  core::StopPoll poll(stop, "reading the journal");
-  struct stat st {};
-  if (::fstat(fd_, &st) != 0) throw CorruptJournal("store::journal: cannot stat " + path_ + ": " + fs::errno_text(errno));
-  const auto end = static_cast<std::uint64_t>(st.st_size);
-  std::vector<std::uint8_t> payload;
-  FileWindow file(fd_, path_);
-  std::uint64_t off = data_start_;
-  while (off < end) {
-    poll.tick();
-    if (auto pr = probe(file, off, end, key_, payload)) {
-      if (on_recovered) on_recovered(pr->fixed.unit);
-      else recovered_.push_back(pr->fixed.unit);
-      ++recovered_count_;
-      off += pr->size;
-      continue;
-    }
+  const auto [off, end] = walk_valid_records(fd_, path_, data_start_, key_, stop, [&](const UnitRecord& u) {
+    if (on_recovered) on_recovered(u);
+    else recovered_.push_back(u);
+    ++recovered_count_;
+  });
+  if (off < end) {
     // A bad record: harmless only if nothing valid follows it (a write torn by a crash).
     // Try where its own length says the next record starts, then every later magic.
+    FileWindow file(fd_, path_);
+    std::vector<std::uint8_t> payload;
     bool valid_after = false;
     std::uint8_t head[8];
     if (pread_exact(fd_, head, 8, off, path_)) {
@@ -470,7 +472,6 @@ void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
     if (::ftruncate(fd_, static_cast<off_t>(off)) != 0 || ::fsync(fd_) != 0)
       throw WriteError("store::journal: cannot cut the torn tail of " + path_ + ": " + fs::errno_text(errno));
     dropped_tail_bytes_ = end - off;
-    break;
   }
   file_end_ = off;
 }
