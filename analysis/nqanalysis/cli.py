@@ -50,7 +50,7 @@ def build_parser():
                    help="published table (default: the copy of data/known-counts.tsv in the "
                         "nqanalysis package)")
     v.add_argument("--chunk", type=int, default=1 << 17, metavar="ROWS",
-                   help="boards read per chunk (default %(default)s)")
+                   help="rows of /boards and of /units read at a time (default %(default)s)")
 
     pl = sub.add_parser("plot", help="PNG figures of one file",
                         description="Write PNG figures: unit time distribution, load per "

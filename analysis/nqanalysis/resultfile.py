@@ -296,27 +296,51 @@ class ResultFile:
             raise BadFileError(f"{self.path}: cannot read {path}{_slice_text(sl)} "
                                f"({_short(exc)})") from None
 
-    def units(self):
-        """The /units group as a dict of numpy arrays; 'placement' is (U, n) int16 with the
-        pre-placed column per row and -1 for rows left to the search (0xFF in the file)."""
+    UNIT_CHUNK = 1 << 18   # /units rows read at once (~30 MB for N = 27): memory stays bounded
+
+    def unit_rows(self):
+        """The number of /units rows, after checking that the group and its datasets are
+        there and agree in shape (BadFileError if not)."""
         if "units" not in self.h5 or not isinstance(self.h5["units"], h5py.Group):
             raise BadFileError(f"{self.path}: group /units is missing")
         if "placement" not in self.h5["units"]:
             raise BadFileError(f"{self.path}: dataset /units/placement is missing")
-        out = {k: self.read(f"/units/{k}") for k in UNIT_DATASETS}
+        ds = {k: self.dataset(f"/units/{k}") for k in UNIT_DATASETS}
+        rows = ds["id"].shape[0] if ds["id"].ndim else 0
         for k, (_, rank) in UNIT_DATASETS.items():
-            if out[k].ndim != rank or len(out[k]) != len(out["id"]):
-                raise BadFileError(f"{self.path}: /units/{k} has shape {out[k].shape}, expected "
-                                   f"{len(out['id'])} rows (as /units/id) of rank {rank}")
-        raw = out["placement"]
+            if ds[k].ndim != rank or ds[k].shape[0] != rows:
+                raise BadFileError(f"{self.path}: /units/{k} has shape {ds[k].shape}, expected "
+                                   f"{rows} rows (as /units/id) of rank {rank}")
         n = self.board_size()
-        if raw.shape[1] != n:   # (its rank and rows are checked above with the others')
-            raise BadFileError(f"{self.path}: /units/placement has shape {raw.shape}, expected "
-                               f"(units, n) = ({len(out['id'])}, {n})")
-        pl = raw.astype(np.int16)
-        pl[raw == EMPTY_ROW] = -1
-        out["placement"] = pl
-        return out
+        if ds["placement"].shape[1] != n:
+            raise BadFileError(f"{self.path}: /units/placement has shape "
+                               f"{ds['placement'].shape}, expected (units, n) = ({rows}, {n})")
+        return rows
+
+    def iter_units(self, chunk_rows=None, fields=None):
+        """Yield (start, chunk) over /units in row slices: chunk maps each dataset of `fields`
+        (default: all) to its rows start..start+len-1; 'placement' is (rows, n) int16 with the
+        pre-placed column per row and -1 for rows left to the search (0xFF in the file).  Memory
+        is bounded by chunk_rows, whatever the number of units (N = 27: 164 M)."""
+        rows = self.unit_rows()
+        step = int(chunk_rows or self.UNIT_CHUNK)
+        for start in range(0, rows, step):
+            yield start, self.unit_slice(fields, slice(start, min(rows, start + step)))
+
+    def units(self, fields=None):
+        """The /units datasets of `fields` (default: all) whole, as iter_units gives them: only
+        for files whose units are few (a boards file's); the others are read with iter_units."""
+        self.unit_rows()
+        return self.unit_slice(fields, slice(None))
+
+    def unit_slice(self, fields, sl):
+        chunk = {k: self.read(f"/units/{k}", sl) for k in (fields or UNIT_DATASETS)}
+        if "placement" in chunk:
+            raw = chunk["placement"]
+            pl = raw.astype(np.int16)
+            pl[raw == EMPTY_ROW] = -1
+            chunk["placement"] = pl
+        return chunk
 
     def iter_boards(self, chunk_rows=1 << 17, with_class=None):
         """Yield (start, boards, unit, class_size or None) over /boards in row chunks."""

@@ -5,14 +5,13 @@ and the row indices concerned.  Exit codes: 0 pass, 1 fail, 3 unreadable / not a
 """
 
 import math
-import os
 import sys
-import tempfile
 
 import numpy as np
 
 from . import boards as B
 from .known import default_table_path, load_known
+from .repeats import RepeatedKeys
 from .resultfile import (BOARD_DATASETS, READABLE_VERSIONS, UNIT_DATASETS, WIDE_COUNTS,
                          ResultFile, dtype_problem, root_attrs, unit_scheme)
 
@@ -21,6 +20,7 @@ CHUNK_ROWS = 1 << 17            # boards per chunk (~2 MB of uint8 for N = 16)
 KEY_BUDGET = 16 * 1024 * 1024   # uint64 keys held at once for duplicate detection (128 MB)
 RECOUNT_AUTO_MAX_N = 10         # recount every unit with the Python solver up to this N
 COVERAGE_LIMIT = 2_000_000      # largest placement enumeration for the unit coverage check
+MAX_COMPLETE_UNITS = 200_000_000   # more units_total than this is implausible in a complete file
 PNAME = "/units/placement"
 
 
@@ -101,12 +101,526 @@ def _empty_text(empty, depth):
             f"which need no unit)") if empty else ""
 
 
-def _rows_text(rows, limit=MAX_DETAILS):
+def _rows_text(rows, limit=MAX_DETAILS, total=None):
     rows = [int(r) for r in rows]
+    total = len(rows) if total is None else total
     text = ", ".join(str(r) for r in rows[:limit])
-    if len(rows) > limit:
-        text += f", ... ({len(rows)} rows)"
+    if total > limit:
+        text += f", ... ({total} rows)"
     return text
+
+
+class _Tally:
+    """Rows with one kind of problem (global /units rows): how many, the first of them, and the
+    descriptions of the first MAX_DETAILS."""
+
+    def __init__(self):
+        self.count, self.rows, self.details = 0, [], []
+
+    def add(self, rows, describe=None):
+        rows = np.asarray(rows)
+        self.count += len(rows)
+        head = [int(r) for r in rows[:max(0, MAX_DETAILS + 1 - len(self.rows))]]
+        self.rows += head
+        if describe is not None:
+            self.details += [describe(r) for r in head[:max(0, MAX_DETAILS - len(self.details))]]
+
+    def rows_text(self):
+        return _rows_text(self.rows, total=self.count)
+
+
+def _row_keys(values, base):
+    """One uint64 per row of `values` (ints in 0..base-1): exact (mixed radix) when base**columns
+    fits in 64 bits, else a hash (repeats are then confirmed by comparing the rows).
+    Returns (keys, exact)."""
+    v = np.asarray(values, dtype=np.uint64)
+    if base ** v.shape[1] <= 2 ** 64:
+        keys = np.zeros(len(v), dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for i in range(v.shape[1]):
+                keys = keys * np.uint64(base) + v[:, i]
+        return keys, True
+    return B.board_keys(v)[0], False
+
+
+class _IdCheck:
+    """/units/id: unique, sorted, within [0, units_total), in the file's shard; for a complete
+    file, every id of the shard present (a bitmap of the ids seen: 20 MB at N = 27)."""
+
+    def __init__(self, v):
+        self.v = v
+        self.prev = None
+        self.dup, self.uns, self.out, self.foreign = _Tally(), _Tally(), _Tally(), _Tally()
+        ut, si, sc = v.units_total, v.shard_index, v.shard_count
+        self.expected = None if ut is None else len(range(si, ut, sc))
+        self.seen = None
+        if v.complete and self.expected is not None and self.expected <= MAX_COMPLETE_UNITS:
+            self.seen = np.zeros((self.expected + 7) // 8, dtype=np.uint8)
+
+    def add(self, start, ch):
+        v = self.v
+        ids = ch["id"].astype(np.uint64)
+        pair = ids if self.prev is None else np.concatenate([[self.prev], ids])
+        base = start - (len(pair) - len(ids))   # the /units row of pair[0]
+        if len(pair) > 1:
+            self.dup.add(base + np.nonzero(pair[1:] == pair[:-1])[0],
+                         lambda r: f"/units/id rows {r} and {r + 1}: id {int(pair[r - base])} "
+                                   f"appears twice")
+            self.uns.add(base + 1 + np.nonzero(pair[1:] < pair[:-1])[0],
+                         lambda r: f"/units/id row {r}: id {int(pair[r - base])} follows "
+                                   f"{int(pair[r - base - 1])} (not sorted)")
+        if len(ids):
+            self.prev = ids[-1]
+        mine = np.ones(len(ids), dtype=bool)
+        ut = v.units_total
+        if ut is not None:
+            out = ids >= np.uint64(ut)
+            mine &= ~out
+            self.out.add(start + np.nonzero(out)[0],
+                         lambda r: f"/units/id row {r}: id {int(ids[r - start])} outside "
+                                   f"[0, units_total={ut})")
+        if v.shard_count > 1:
+            other = ids % np.uint64(v.shard_count) != np.uint64(v.shard_index)
+            mine &= ~other
+            self.foreign.add(start + np.nonzero(other)[0],
+                             lambda r: f"/units/id row {r}: id {int(ids[r - start])} does not "
+                                       f"belong to shard {v.shard_index}/{v.shard_count}")
+        if self.seen is not None:
+            idx = ((ids[mine] - np.uint64(v.shard_index)) // np.uint64(v.shard_count)).astype(np.int64)
+            np.bitwise_or.at(self.seen, idx >> 3, np.left_shift(1, idx & 7).astype(np.uint8))
+
+    def missing(self):
+        """(how many ids of the shard are missing, the first 21 of them)."""
+        v, count, first, step = self.v, 0, [], 1 << 20
+        for s in range(0, len(self.seen), step):
+            bits = np.unpackbits(self.seen[s:s + step], bitorder="little")
+            gone = np.nonzero(bits[:self.expected - 8 * s] == 0)[0]
+            count += len(gone)
+            first += [v.shard_index + (8 * s + int(i)) * v.shard_count
+                      for i in gone[:21 - len(first)]]
+        return count, first
+
+    def report(self):
+        v, rep, U = self.v, self.v.rep, self.v.U
+        ut = v.units_total
+        tallies = (self.dup, self.uns, self.out, self.foreign)
+        prob = [d for t in tallies for d in t.details]
+        if prob:
+            rep.fail(f"/units/id: {self.dup.count} duplicate, {self.uns.count} unsorted, "
+                     f"{self.out.count} out-of-range"
+                     + (f", {self.foreign.count} foreign-shard" if v.shard_count > 1 else "")
+                     + " ids", prob, total=sum(t.count for t in tallies))
+        else:
+            rng = f"[0, {ut})" if ut is not None else "(units_total unknown)"
+            rep.ok(f"/units/id: {U} ids unique, sorted, within {rng}"
+                   + (f", all in shard {v.shard_index}/{v.shard_count}"
+                      if v.shard_count > 1 else ""))
+        if ut is None:
+            return
+        expected = self.expected
+        where = "" if v.shard_count == 1 else f" of shard {v.shard_index}/{v.shard_count}"
+        if not v.complete:
+            rep.info(f"status partial: {U} of {expected} units{where} done")
+            if U >= expected and expected > 0:
+                rep.warn(f"status is partial but /units holds all {expected} units{where}")
+        elif self.seen is None:
+            rep.fail(f"units_total = {ut} is implausible for a complete file with {U} rows")
+        else:
+            count, first = self.missing()
+            if count == 0 and U == expected:
+                rep.ok(f"/units: complete, exactly the {expected} units{where}")
+            else:
+                txt = ", ".join(str(x) for x in first[:20]) + (", ..." if count > 20 else "")
+                rep.fail(f"/units: status is complete but {count} unit ids{where} "
+                         f"are missing (/units has {U} rows, expected {expected})"
+                         + (f": missing ids {txt}" if count else ""))
+
+
+class _MultiplicityCheck:
+    def __init__(self, v):
+        self.v = v
+        self.allowed = {"none": (1,), "mirror": (1, 2), "border": (1, 2, 4, 8)}[v.scheme]
+        self.bad = _Tally()
+
+    def add(self, start, ch):
+        ids, mult = ch["id"], ch["multiplicity"]
+        self.bad.add(start + np.nonzero(~np.isin(mult, self.allowed))[0],
+                     lambda r: f"row {r} (unit id {int(ids[r - start])}): {int(mult[r - start])}")
+
+    def report(self):
+        v = self.v
+        symtext = f"symmetry {v.sym}"
+        if v.sym == "full" and v.scheme == "mirror":
+            symtext += ", the mirror scheme for n <= 3"
+        allowed = " or ".join(map(str, self.allowed))
+        if self.bad.count:
+            v.rep.fail(f"/units/multiplicity: {self.bad.count} values other than {allowed} "
+                       f"({symtext})", self.bad.details, total=self.bad.count)
+        else:
+            v.rep.ok(f"/units/multiplicity: all {allowed} ({symtext})")
+
+
+class _PlacementCheck:
+    """/units/placement: every pre-placement valid; what each scheme adds (subclasses) is
+    reported only when they all are."""
+
+    def __init__(self, v):
+        self.v = v
+        self.invalid = _Tally()
+        self.keys = RepeatedKeys(self.max_keys(v.U), v.key_budget)
+
+    def add(self, start, ch):
+        v, ids, pl = self.v, ch["id"], ch["placement"]
+        ok = B.placement_valid_mask(pl, v.n)
+        self.invalid.add(start + np.nonzero(~ok)[0],
+                         lambda r: f"row {r} (unit id {int(ids[r - start])}) "
+                                   f"[{_fmt_pl(pl[r - start])}]: {B.explain_board(pl[r - start], v.n)}")
+        if not self.invalid.count:
+            self.add_valid(start, ch)
+
+    def report(self):
+        if self.invalid.count:
+            self.keys.close()
+            self.v.rep.fail(f"{PNAME}: {self.invalid.count} pre-placements are not valid (queens "
+                            f"attack each other or lie off the board)", self.invalid.details,
+                            total=self.invalid.count)
+        elif self.v.U:
+            self.report_valid()
+        else:
+            self.keys.close()
+
+
+class _PrefixCover(_PlacementCheck):
+    """Symmetry none or mirror: exactly rows 0..depth-1 pre-placed; no placement covered twice
+    (with the mirrors of the multiplicity-2 units); for a whole file, all of them covered."""
+
+    def __init__(self, v):
+        super().__init__(v)
+        self.wrong, self.selfsym = _Tally(), _Tally()
+        self.covered, self.exact = 0, True
+        self.mults = set()
+
+    @staticmethod
+    def max_keys(units):
+        return 2 * units   # each unit and the mirror of a multiplicity-2 one
+
+    def prefixes(self, start, ch):
+        """(keys, rows, prefixes, mirrored) of a chunk's units and of their mirrors."""
+        n, depth = self.v.n, self.v.depth
+        first = ch["placement"][:, :depth]
+        m2 = np.nonzero(ch["multiplicity"] == 2)[0]
+        rows = start + np.arange(len(first))
+        for vals, r, tag in ((first, rows, False), ((n - 1) - first[m2], rows[m2], True)):
+            keys, exact = _row_keys(vals, n)
+            self.exact &= exact
+            yield keys, r, vals, tag
+
+    def add_valid(self, start, ch):
+        v, ids, pl, mult = self.v, ch["id"], ch["placement"], ch["multiplicity"]
+        want = np.arange(v.n) < v.depth
+        self.wrong.add(start + np.nonzero(((pl >= 0) != want).any(axis=1))[0],
+                       lambda r: f"row {r} (unit id {int(ids[r - start])}): [{_fmt_pl(pl[r - start])}]")
+        if self.wrong.count:
+            return
+        if v.depth == 0:
+            self.mults.update(np.unique(mult).tolist()[:10])
+            return
+        first = pl[:, :v.depth]
+        m2 = np.nonzero(mult == 2)[0]
+        self.selfsym.add(start + m2[((v.n - 1) - first[m2] == first[m2]).all(axis=1)],
+                         lambda r: f"row {r} (unit id {int(ids[r - start])}): multiplicity 2 but "
+                                   f"placement [{_fmt_pl(pl[r - start])}] is its own mirror")
+        for keys, _, _, _ in self.prefixes(start, ch):
+            self.keys.add(keys)
+            self.covered += len(keys)
+
+    def report_valid(self):
+        v, rep, U = self.v, self.v.rep, self.v.U
+        depth = v.depth
+        if self.wrong.count:
+            self.keys.close()
+            rep.fail(f"{PNAME}: {self.wrong.count} units do not pre-place exactly rows "
+                     f"0..{depth - 1}", self.wrong.details, total=self.wrong.count)
+            return
+        if depth == 0:
+            self.keys.close()
+            rep.ok(f"{PNAME}: depth 0, nothing pre-placed")
+            if v.whole and (U != 1 or self.mults != {1}):
+                rep.fail(f"/units: depth 0 needs exactly one unit of multiplicity 1 "
+                         f"({U} units, multiplicities {sorted(self.mults)})")
+            return
+        _, distinct, keys = self.keys.repeated()
+        groups = v.repeated_placements(keys, ("placement", "multiplicity"), self.prefixes)
+        problems = list(self.selfsym.details)
+        for vals, members in list(groups.values())[:MAX_DETAILS]:
+            desc = ", ".join(f"row {r}{' (mirrored)' if m else ''}" for r, m in members)
+            problems.append(f"placement [{_fmt_board(vals)}] covered more than once: {desc}")
+        if problems:
+            rep.fail(f"{PNAME}: units overlap (counting the mirror of multiplicity-2 units)",
+                     problems, total=self.selfsym.count + (distinct if self.exact else len(groups)))
+            return
+        covered = self.covered
+        if v.whole:
+            expect = None if covered > COVERAGE_LIMIT else \
+                B.valid_prefix_count(v.n, depth, limit=COVERAGE_LIMIT)
+            if expect is None:
+                rep.info(f"{PNAME}: coverage check skipped (more than {COVERAGE_LIMIT} placements)")
+                rep.ok(f"{PNAME}: {U} valid, distinct pre-placements (mirrors included)")
+            elif expect == covered:
+                rep.ok(f"{PNAME}: valid and distinct; with mirrors they cover all {expect} "
+                       f"placements of the first {depth} rows exactly once")
+            else:
+                rep.fail(f"{PNAME}: units (with mirrors) cover {covered} placements of the "
+                         f"first {depth} rows, but there are {expect}")
+        else:
+            rep.ok(f"{PNAME}: {U} valid, distinct pre-placements (mirrors included)")
+
+
+class _BorderCover(_PlacementCheck):
+    """Symmetry full (n >= 4): each unit pre-places a border (the queens of row 0, row n-1,
+    column 0 and column n-1) and rows 1..depth-1; its multiplicity is the number of distinct
+    images of the border.  The borders with their images cover every valid border exactly
+    once, and the units of each border cover every valid filling of rows 1..depth-1 exactly
+    once (whole files)."""
+
+    def __init__(self, v):
+        super().__init__(v)
+        self.notborder, self.wrongm = _Tally(), _Tally()
+        self.borders = {}   # border key -> [units, first row, (top, bottom, left, right), images]
+        self.exact = True
+
+    @staticmethod
+    def max_keys(units):
+        return units
+
+    def placements(self, start, ch):
+        """(keys, rows, values, None) of a chunk's units: a unit's placement is its border and
+        its rows 1..depth-1 (the rows the border's side queens fill are the border's)."""
+        v = self.v
+        vals = np.hstack([B.border_tuples(ch["placement"], v.n),
+                          ch["placement"][:, 1:max(v.depth, 1)]])
+        keys, exact = _row_keys(vals, v.n)
+        self.exact &= exact
+        yield keys, start + np.arange(len(vals)), vals, None
+
+    def add_valid(self, start, ch):
+        v, ids, pl, mult = self.v, ch["id"], ch["placement"], ch["multiplicity"]
+        n = v.n
+        rows = np.arange(n)
+        filled = pl >= 0
+        need = (rows < max(v.depth, 1)) | (rows == n - 1)
+        side = (pl == 0) | (pl == n - 1)
+        bad = (need & ~filled).any(axis=1) | (filled & ~need & ~side).any(axis=1) | \
+            ~(pl == 0).any(axis=1) | ~(pl == n - 1).any(axis=1)
+        self.notborder.add(start + np.nonzero(bad)[0],
+                           lambda r: f"row {r} (unit id {int(ids[r - start])}) [{_fmt_pl(pl[r - start])}]")
+        if self.notborder.count:
+            return
+        bt = B.border_tuples(pl, n)
+        bkeys = ((bt[:, 0] * n + bt[:, 1]) * n + bt[:, 2]) * n + bt[:, 3]
+        ukeys, first, inv, counts = np.unique(bkeys, return_index=True, return_inverse=True,
+                                              return_counts=True)
+        size = np.empty(len(ukeys), dtype=np.int64)
+        for i, k in enumerate(ukeys.tolist()):
+            b = self.borders.get(k)
+            if b is None:
+                t = tuple(int(x) for x in bt[first[i]])
+                b = self.borders[k] = [0, start + int(first[i]), t, len(B.border_orbit(t, n))]
+            b[0] += int(counts[i])
+            size[i] = b[3]
+        size = size[inv.ravel()]
+        self.wrongm.add(start + np.nonzero(mult != size)[0],
+                        lambda r: f"/units/multiplicity row {r} (unit id {int(ids[r - start])}): "
+                                  f"{int(mult[r - start])}, but its border has "
+                                  f"{int(size[r - start])} distinct images")
+        for keys, _, _, _ in self.placements(start, ch):
+            self.keys.add(keys)
+
+    def report_valid(self):
+        v, rep, U, n, depth = self.v, self.v.rep, self.v.U, self.v.n, self.v.depth
+        if self.notborder.count:
+            self.keys.close()
+            rep.fail(f"{PNAME}: {self.notborder.count} units are not a border (queens in row 0, "
+                     f"row {n - 1}, column 0 and column {n - 1}) plus rows 0..{max(depth, 1) - 1}",
+                     self.notborder.details, total=self.notborder.count)
+            return
+        order = sorted(self.borders)
+        units = [self.borders[k][0] for k in order]
+        first = [self.borders[k][1] for k in order]
+        bt = [self.borders[k][2] for k in order]
+        owner, overlaps = {}, []
+        for i, t in enumerate(bt):
+            for img in B.border_orbit(t, n):
+                o = owner.setdefault(img, i)
+                if o != i and (o, i) not in overlaps:
+                    overlaps.append((o, i))
+
+        def bname(i):
+            return f"border top={bt[i][0]} bottom={bt[i][1]} left={bt[i][2]} right={bt[i][3]}"
+
+        _, distinct, keys = self.keys.repeated()
+        groups = v.repeated_placements(keys, ("placement",), self.placements)
+        dups = distinct if self.exact else len(groups)
+        probs = list(self.wrongm.details)
+        for a, b in overlaps[:MAX_DETAILS]:
+            probs.append(f"units in rows {first[a]} and {first[b]}: {bname(a)} and {bname(b)} "
+                         f"are images of each other")
+        for members in [g[1] for g in groups.values()][:MAX_DETAILS]:
+            r0 = members[0][0]
+            pl0 = v.rf.unit_slice(("placement",), slice(r0, r0 + 1))["placement"][0]
+            probs.append(f"placement [{_fmt_pl(pl0)}] covered more than once: "
+                         f"rows {_rows_text([r for r, _ in members])}")
+        if probs:
+            rep.fail(f"{PNAME}: full-symmetry units inconsistent ({self.wrongm.count} wrong "
+                     f"multiplicities, {len(overlaps)} overlapping borders, {dups} "
+                     f"duplicate placements)", probs,
+                     total=self.wrongm.count + len(overlaps) + dups)
+            return
+        what = (f"{U} valid, distinct pre-placements on {len(bt)} borders; multiplicity = "
+                f"number of distinct images of the border; no border is an image of another")
+        if not v.whole:
+            rep.ok(f"{PNAME}: {what}")
+            return
+        # coverage of the borders: a valid border whose class has no unit is fine only if one
+        # of its images leaves no valid placement of its empty rows among 1..depth-1 (that
+        # image may be the representative: it stands for no solution, so it has no units)
+        valid = B.valid_borders(n)
+        covered = set(owner)
+        miss, seen = [], set()
+        for t in map(tuple, valid.tolist()):
+            if t in covered or t in seen:
+                continue
+            orbit = B.border_orbit(t, n)
+            seen |= orbit
+            if not any(B.count_fillings(n, _border_placement(img, n),
+                                        _rows_to_fill(img, n, depth), limit=0) == 0
+                       for img in orbit):
+                miss.append(t)
+        if miss:
+            rep.fail(f"{PNAME}: {len(miss)} classes of valid borders have no unit (their borders "
+                     f"with images: {sum(len(B.border_orbit(t, n)) for t in miss)} of the "
+                     f"{len(valid)} valid borders)",
+                     [f"border top={t[0]} bottom={t[1]} left={t[2]} right={t[3]} (and its "
+                      f"images) has no unit" for t in miss[:MAX_DETAILS]], total=len(miss))
+            return
+        empty = len(seen)
+        # coverage of rows 1..depth-1 under each border
+        if U > COVERAGE_LIMIT:
+            rep.ok(f"{PNAME}: {what}; with their images the borders cover all {len(valid)} "
+                   f"valid borders exactly once{_empty_text(empty, depth)}")
+            rep.info(f"{PNAME}: coverage of {_rows_range(depth)} skipped (more than "
+                     f"{COVERAGE_LIMIT} units)")
+            return
+        wrongf = []
+        budget = COVERAGE_LIMIT
+        for i, t in enumerate(bt):
+            f = B.count_fillings(n, _border_placement(t, n), _rows_to_fill(t, n, depth),
+                                 limit=budget)
+            if f is None:
+                rep.info(f"{PNAME}: coverage of {_rows_range(depth)} skipped (more than "
+                         f"{COVERAGE_LIMIT} placements)")
+                rep.ok(f"{PNAME}: {what}; with their images the borders cover all "
+                       f"{len(valid)} valid borders exactly once{_empty_text(empty, depth)}")
+                return
+            budget -= f
+            if f != units[i]:
+                wrongf.append((i, f))
+        if wrongf:
+            rep.fail(f"{PNAME}: {len(wrongf)} borders do not have one unit per valid placement "
+                     f"of their empty rows among {_rows_range(depth)}",
+                     [f"{bname(i)} (first unit row {first[i]}): {units[i]} units, "
+                      f"{f} valid placements of its empty rows among {_rows_range(depth)}"
+                      for i, f in wrongf[:MAX_DETAILS]], total=len(wrongf))
+            return
+        per_border = (f", and each border's units cover every valid placement of its empty "
+                      f"rows among {_rows_range(depth)} exactly once") if depth >= 2 else \
+            " (depth 1: one unit per border)"
+        rep.ok(f"{PNAME}: valid and distinct; with their images the {len(bt)} borders cover "
+               f"all {len(valid)} valid borders exactly once{_empty_text(empty, depth)}"
+               f"{per_border}")
+
+
+class _RecountCheck:
+    """/units/solutions against the Python solver's count of each valid pre-placement (n <= 10,
+    or --recount always)."""
+
+    def __init__(self, v):
+        self.v = v
+        self.on = v.recount == "always" or (v.recount == "auto" and v.n <= RECOUNT_AUTO_MAX_N)
+        self.wrong = _Tally()
+
+    def add(self, start, ch):
+        if not self.on:
+            return
+        v, ids, pl, sols = self.v, ch["id"], ch["placement"], ch["solutions"]
+        ok = B.placement_valid_mask(pl, v.n)
+        found = {r: B.count_completions(v.n, pl[r]) for r in np.nonzero(ok)[0].tolist()}
+        self.wrong.add(start + np.array([r for r, c in found.items() if c != int(sols[r])], dtype=np.int64),
+                       lambda r: f"/units/solutions row {r} (unit id {int(ids[r - start])}, "
+                                 f"placement [{_fmt_pl(pl[r - start])}]): file says "
+                                 f"{int(sols[r - start])}, recount gives {found[r - start]}")
+
+    def report(self):
+        v = self.v
+        if self.on and v.U:
+            v.rep.check(not self.wrong.count,
+                        f"/units/solutions: all {v.U} units recounted by the Python solver",
+                        f"/units/solutions: {self.wrong.count} units differ from an independent "
+                        f"recount", self.wrong.details, total=self.wrong.count)
+        elif v.recount == "auto" and not self.on:
+            v.rep.info(f"per-unit recount skipped for n = {v.n} > {RECOUNT_AUTO_MAX_N} "
+                       f"(use --recount to force)")
+
+
+class _TimesCheck:
+    """/units/seconds and /units/started finite and not negative; rank and thread within the
+    last run's ranks x threads (a warning: a resume may have had more)."""
+
+    def __init__(self, v):
+        self.v = v
+        self.ranks, self.threads = v.rf.int_attr("ranks"), v.rf.int_attr("threads")
+        self.bad, self.rank, self.thread = _Tally(), _Tally(), _Tally()
+
+    def add(self, start, ch):
+        sec, st = ch["seconds"], ch["started"]
+        self.bad.add(start + np.nonzero(~np.isfinite(sec) | (sec < 0) | ~np.isfinite(st))[0],
+                     lambda r: f"row {r}: seconds={sec[r - start]!r} started={st[r - start]!r}")
+        for tally, name, limit in ((self.rank, "rank", self.ranks),
+                                   (self.thread, "thread", self.threads)):
+            if limit is not None:
+                tally.add(start + np.nonzero((ch[name] < 0) | (ch[name] >= limit))[0])
+
+    def report(self):
+        rep = self.v.rep
+        if self.bad.count:
+            rep.fail(f"/units/seconds or /units/started: {self.bad.count} rows not finite or "
+                     f"negative", self.bad.details, total=self.bad.count)
+        wr = []
+        if self.rank.count:
+            wr.append(f"/units/rank: {self.rank.count} rows outside [0, ranks={self.ranks}) "
+                      f"(rows {self.rank.rows_text()}; expected only after a resume with more ranks)")
+        if self.thread.count:
+            wr.append(f"/units/thread: {self.thread.count} rows outside [0, threads={self.threads}) "
+                      f"(rows {self.thread.rows_text()})")
+        if wr:
+            rep.warn("worker ids outside the last run's ranks x threads", wr)
+
+
+class _TotalSum:
+    """sum(multiplicity * solutions) over /units, exact (Python integers past 2^63)."""
+
+    def __init__(self):
+        self.value = 0
+
+    def add(self, start, ch):
+        m = ch["multiplicity"].astype(np.uint64)
+        sol = ch["solutions"].astype(np.uint64)
+        if not len(sol):
+            return
+        if int(m.max()) * int(sol.max()) * len(sol) < 2 ** 63:   # no uint64 overflow
+            self.value += int(np.sum(m * sol, dtype=np.uint64))
+        else:
+            self.value += sum(int(a) * int(b) for a, b in zip(m.tolist(), sol.tolist()))
 
 
 class Verifier:
@@ -119,7 +633,8 @@ class Verifier:
         self.recount = recount
         self.chunk_rows = int(chunk_rows)
         self.key_budget = int(key_budget)
-        self.units = None
+        self.units_ok = False
+        self.recomputed_total = None   # sum(multiplicity * solutions), once /units is read
 
     # ------------------------------------------------------------------ attributes
     def check_attributes(self):
@@ -258,337 +773,38 @@ class Verifier:
             return False
         if type_fail:
             return False
-        self.units = un = rf.units()
-        U = len(un["id"])
-        ids = un["id"].astype(np.uint64)
-        mult = un["multiplicity"].astype(np.int64)
-        pl = un["placement"]
-        self.U = U
-
+        U = self.U = rf.unit_rows()
         ud = self.rf.int_attr("units_done")
         if ud is not None:
             rep.check(ud == U, f"units_done = {U} equals the rows of /units",
                       f"root attribute units_done = {ud} but /units has {U} rows")
-
-        # ids: sorted, unique, in range, shard
-        prob = []
-        if U > 1:
-            dup = np.nonzero(ids[1:] == ids[:-1])[0]
-            uns = np.nonzero(ids[1:] < ids[:-1])[0]
-            for r in dup[:MAX_DETAILS]:
-                prob.append(f"/units/id rows {r} and {r + 1}: id {int(ids[r])} appears twice")
-            for r in uns[:MAX_DETAILS]:
-                prob.append(f"/units/id row {r + 1}: id {int(ids[r + 1])} follows "
-                            f"{int(ids[r])} (not sorted)")
-            ndup, nuns = len(dup), len(uns)
-        else:
-            ndup = nuns = 0
-        ut = self.units_total
-        nout = 0
-        if ut is not None:
-            out_rows = np.nonzero(ids >= np.uint64(ut))[0]
-            nout = len(out_rows)
-            for r in out_rows[:MAX_DETAILS]:
-                prob.append(f"/units/id row {r}: id {int(ids[r])} outside [0, units_total={ut})")
-        nshard = 0
-        if self.shard_count > 1:
-            wrong = np.nonzero(ids % np.uint64(self.shard_count) != np.uint64(self.shard_index))[0]
-            nshard = len(wrong)
-            for r in wrong[:MAX_DETAILS]:
-                prob.append(f"/units/id row {r}: id {int(ids[r])} does not belong to shard "
-                            f"{self.shard_index}/{self.shard_count}")
-        if prob:
-            rep.fail(f"/units/id: {ndup} duplicate, {nuns} unsorted, {nout} out-of-range"
-                     + (f", {nshard} foreign-shard" if self.shard_count > 1 else "") + " ids",
-                     prob, total=ndup + nuns + nout + nshard)
-        else:
-            rng = f"[0, {ut})" if ut is not None else "(units_total unknown)"
-            rep.ok(f"/units/id: {U} ids unique, sorted, within {rng}"
-                   + (f", all in shard {self.shard_index}/{self.shard_count}"
-                      if self.shard_count > 1 else ""))
-
-        # completeness
-        if ut is not None:
-            expected = len(range(self.shard_index, ut, self.shard_count))
-            where = "" if self.shard_count == 1 else f" of shard {self.shard_index}/{self.shard_count}"
-            if self.complete:
-                if expected > 200_000_000:
-                    rep.fail(f"units_total = {ut} is implausible for a complete file with {U} rows")
-                else:
-                    exp_ids = np.arange(self.shard_index, ut, self.shard_count, dtype=np.uint64)
-                    miss = np.setdiff1d(exp_ids, ids, assume_unique=True)
-                    if len(miss) == 0 and U == expected:
-                        rep.ok(f"/units: complete, exactly the {expected} units{where}")
-                    else:
-                        txt = ", ".join(str(int(x)) for x in miss[:20])
-                        if len(miss) > 20:
-                            txt += ", ..."
-                        rep.fail(f"/units: status is complete but {len(miss)} unit ids{where} "
-                                 f"are missing (/units has {U} rows, expected {expected})"
-                                 + (f": missing ids {txt}" if len(miss) else ""))
-            else:
-                rep.info(f"status partial: {U} of {expected} units{where} done")
-                if U >= expected and expected > 0:
-                    rep.warn(f"status is partial but /units holds all {expected} units{where}")
-
-        # multiplicity
-        symtext = f"symmetry {self.sym}"
-        if self.sym == "full" and self.scheme == "mirror":
-            symtext += ", the mirror scheme for n <= 3"
-        allowed = {"none": (1,), "mirror": (1, 2), "border": (1, 2, 4, 8)}[self.scheme]
-        badm = np.nonzero(~np.isin(mult, allowed))[0]
-        if len(badm):
-            rep.fail(f"/units/multiplicity: {len(badm)} values other than "
-                     f"{' or '.join(map(str, allowed))} ({symtext})",
-                     [f"row {r} (unit id {int(ids[r])}): {int(mult[r])}" for r in badm[:MAX_DETAILS]],
-                     total=len(badm))
-        else:
-            rep.ok(f"/units/multiplicity: all {' or '.join(map(str, allowed))} ({symtext})")
-
-        # placements: valid, rows filled as the symmetry says, no overlaps, full coverage
-        self.check_placements(ids, pl, mult)
-
-        # per-unit recount with the Python solver
-        do_recount = self.recount == "always" or (self.recount == "auto" and n <= RECOUNT_AUTO_MAX_N)
-        if do_recount and U:
-            sols = un["solutions"]
-            wrong = []
-            for r in range(U):
-                if not self._placement_ok[r]:
-                    continue
-                c = B.count_completions(n, pl[r])
-                if c != int(sols[r]):
-                    wrong.append(f"/units/solutions row {r} (unit id {int(ids[r])}, placement "
-                                 f"[{_fmt_pl(pl[r])}]): file says {int(sols[r])}, "
-                                 f"recount gives {c}")
-            rep.check(not wrong, f"/units/solutions: all {U} units recounted by the Python solver",
-                      f"/units/solutions: {len(wrong)} units differ from an independent recount",
-                      wrong)
-        elif self.recount == "auto":
-            rep.info(f"per-unit recount skipped for n = {n} > {RECOUNT_AUTO_MAX_N} "
-                     f"(use --recount to force)")
-
-        # times and workers
-        sec, st = un["seconds"], un["started"]
-        bad_t = np.nonzero(~np.isfinite(sec) | (sec < 0) | ~np.isfinite(st))[0]
-        if len(bad_t):
-            rep.fail(f"/units/seconds or /units/started: {len(bad_t)} rows not finite or negative",
-                     [f"row {r}: seconds={sec[r]!r} started={st[r]!r}" for r in bad_t[:MAX_DETAILS]],
-                     total=len(bad_t))
-        ranks, threads = self.rf.int_attr("ranks"), self.rf.int_attr("threads")
-        wr = []
-        if ranks is not None:
-            rr = np.nonzero((un["rank"] < 0) | (un["rank"] >= ranks))[0]
-            if len(rr):
-                wr.append(f"/units/rank: {len(rr)} rows outside [0, ranks={ranks}) "
-                          f"(rows {_rows_text(rr)}; expected only after a resume with more ranks)")
-        if threads is not None:
-            tr = np.nonzero((un["thread"] < 0) | (un["thread"] >= threads))[0]
-            if len(tr):
-                wr.append(f"/units/thread: {len(tr)} rows outside [0, threads={threads}) "
-                          f"(rows {_rows_text(tr)})")
-        if wr:
-            rep.warn("worker ids outside the last run's ranks x threads", wr)
+        # one pass over /units in chunks (memory stays bounded whatever their number), then
+        # the reports in a fixed order
+        checks = [_IdCheck(self), _MultiplicityCheck(self),
+                  (_BorderCover if self.scheme == "border" else _PrefixCover)(self),
+                  _RecountCheck(self), _TimesCheck(self)]
+        total = _TotalSum()
+        for start, ch in rf.iter_units(self.chunk_rows):
+            for c in checks + [total]:
+                c.add(start, ch)
+        for c in checks:
+            c.report()
+        self.recomputed_total = total.value
         return True
 
-    def check_placements(self, ids, pl, mult):
-        rep, n, depth, pname = self.rep, self.n, self.depth, PNAME
-        U = len(ids)
-        self._placement_ok = np.ones(U, dtype=bool)
-        if U == 0:
-            return
-        okm = B.placement_valid_mask(pl, n)
-        self._placement_ok = okm
-        bad = np.nonzero(~okm)[0]
-        if len(bad):
-            rep.fail(f"{pname}: {len(bad)} pre-placements are not valid (queens attack each "
-                     f"other or lie off the board)",
-                     [f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(pl[r])}]: "
-                      f"{B.explain_board(pl[r], n)}" for r in bad[:MAX_DETAILS]],
-                     total=len(bad))
-            return
-        if self.scheme == "border":
-            self.check_border_units(ids, pl, mult)
-            return
-        # none / mirror: exactly rows 0..depth-1 are pre-placed
-        filled = pl >= 0
-        want = np.arange(n) < depth
-        wrong = np.nonzero((filled != want).any(axis=1))[0]
-        if len(wrong):
-            rep.fail(f"{pname}: {len(wrong)} units do not pre-place exactly rows 0..{depth - 1}",
-                     [f"row {r} (unit id {int(ids[r])}): [{_fmt_pl(pl[r])}]"
-                      for r in wrong[:MAX_DETAILS]], total=len(wrong))
-            return
-        if depth == 0:
-            rep.ok(f"{pname}: depth 0, nothing pre-placed")
-            if self.whole and (U != 1 or int(mult[0]) != 1):
-                rep.fail(f"/units: depth 0 needs exactly one unit of multiplicity 1 "
-                         f"({U} units, multiplicities {sorted(set(mult.tolist()))})")
-            return
-        first = pl[:, :depth]
-        # every placement a unit stands for: its own, and its mirror when multiplicity 2
-        m2 = np.nonzero(mult == 2)[0]
-        mir = (n - 1) - first[m2]
-        selfsym = m2[(mir == first[m2]).all(axis=1)]
-        allp = np.concatenate([first, mir], axis=0)
-        owner = np.concatenate([np.arange(U), m2])
-        is_mirror = np.concatenate([np.zeros(U, bool), np.ones(len(m2), bool)])
-        uniq, inv, counts = np.unique(allp, axis=0, return_inverse=True, return_counts=True)
-        inv = inv.ravel()
-        problems = []
-        for r in selfsym[:MAX_DETAILS]:
-            problems.append(f"row {r} (unit id {int(ids[r])}): multiplicity 2 but placement "
-                            f"[{_fmt_pl(pl[r])}] is its own mirror")
-        dup_groups = np.nonzero(counts > 1)[0]
-        for g in dup_groups[:MAX_DETAILS]:
-            members = np.nonzero(inv == g)[0]
-            desc = ", ".join(f"row {owner[m]}{' (mirrored)' if is_mirror[m] else ''}"
-                             for m in members)
-            problems.append(f"placement [{_fmt_board(uniq[g])}] covered more than once: {desc}")
-        covered = len(allp)
-        if problems:
-            rep.fail(f"{pname}: units overlap (counting the mirror of multiplicity-2 units)",
-                     problems, total=len(selfsym) + len(dup_groups))
-            return
-        if self.whole:
-            expect = None if covered > COVERAGE_LIMIT else \
-                B.valid_prefix_count(n, depth, limit=COVERAGE_LIMIT)
-            if expect is None:
-                rep.info(f"{pname}: coverage check skipped (more than {COVERAGE_LIMIT} placements)")
-                rep.ok(f"{pname}: {U} valid, distinct pre-placements (mirrors included)")
-            elif expect == covered:
-                rep.ok(f"{pname}: valid and distinct; with mirrors they cover all {expect} "
-                       f"placements of the first {depth} rows exactly once")
-            else:
-                rep.fail(f"{pname}: units (with mirrors) cover {covered} placements of the "
-                         f"first {depth} rows, but there are {expect}")
-        else:
-            rep.ok(f"{pname}: {U} valid, distinct pre-placements (mirrors included)")
-
-    def check_border_units(self, ids, pl, mult):
-        """symmetry full (n >= 4): each unit pre-places a border (the queens of row 0, row
-        n-1, column 0 and column n-1) and rows 1..depth-1; its multiplicity is the number of
-        distinct images of the border.  The borders with their images cover every valid border
-        exactly once, and the units of each border cover every valid filling of rows
-        1..depth-1 exactly once (whole files)."""
-        rep, n, depth, pname = self.rep, self.n, self.depth, PNAME
-        U = len(ids)
-        rows = np.arange(n)
-        filled = pl >= 0
-        need = (rows < max(depth, 1)) | (rows == n - 1)
-        side = (pl == 0) | (pl == n - 1)
-        bad = (need & ~filled).any(axis=1) | (filled & ~need & ~side).any(axis=1) | \
-            ~(pl == 0).any(axis=1) | ~(pl == n - 1).any(axis=1)
-        badr = np.nonzero(bad)[0]
-        if len(badr):
-            rep.fail(f"{pname}: {len(badr)} units are not a border (queens in row 0, row "
-                     f"{n - 1}, column 0 and column {n - 1}) plus rows 0..{max(depth, 1) - 1}",
-                     [f"row {r} (unit id {int(ids[r])}) [{_fmt_pl(pl[r])}]" for r in badr],
-                     total=len(badr))
-            return
-        bt = B.border_tuples(pl, n)
-        keys = ((bt[:, 0] * n + bt[:, 1]) * n + bt[:, 2]) * n + bt[:, 3]
-        ukeys, first, inv, counts = np.unique(keys, return_index=True, return_inverse=True,
-                                              return_counts=True)
-        inv = inv.ravel()
-        size = np.zeros(len(ukeys), dtype=np.int64)
-        owner = {}
-        overlaps = []
-        for i, j in enumerate(first):
-            orbit = B.border_orbit(bt[j], n)
-            size[i] = len(orbit)
-            for img in orbit:
-                o = owner.setdefault(img, i)
-                if o != i and (o, i) not in overlaps:
-                    overlaps.append((o, i))
-        probs = []
-
-        def bname(i):
-            t = bt[first[i]]
-            return f"border top={t[0]} bottom={t[1]} left={t[2]} right={t[3]}"
-
-        wrongm = np.nonzero(mult != size[inv])[0]
-        for r in wrongm[:MAX_DETAILS]:
-            probs.append(f"/units/multiplicity row {r} (unit id {int(ids[r])}): {int(mult[r])}, "
-                         f"but its border has {int(size[inv[r]])} distinct images")
-        for a, b in overlaps[:MAX_DETAILS]:
-            probs.append(f"units in rows {first[a]} and {first[b]}: {bname(a)} and {bname(b)} "
-                         f"are images of each other")
-        uniq, pinv, pcount = np.unique(pl, axis=0, return_inverse=True, return_counts=True)
-        pinv = pinv.ravel()
-        dups = np.nonzero(pcount > 1)[0]
-        for g in dups[:MAX_DETAILS]:
-            members = np.nonzero(pinv == g)[0]
-            probs.append(f"placement [{_fmt_pl(uniq[g])}] covered more than once: rows "
-                         f"{_rows_text(members)}")
-        if probs:
-            rep.fail(f"{pname}: full-symmetry units inconsistent ({len(wrongm)} wrong "
-                     f"multiplicities, {len(overlaps)} overlapping borders, {len(dups)} "
-                     f"duplicate placements)", probs,
-                     total=len(wrongm) + len(overlaps) + len(dups))
-            return
-        what = (f"{U} valid, distinct pre-placements on {len(ukeys)} borders; multiplicity = "
-                f"number of distinct images of the border; no border is an image of another")
-        if not self.whole:
-            rep.ok(f"{pname}: {what}")
-            return
-        # coverage of the borders: a valid border whose class has no unit is fine only if one
-        # of its images leaves no valid placement of its empty rows among 1..depth-1 (that
-        # image may be the representative: it stands for no solution, so it has no units)
-        valid = B.valid_borders(n)
-        covered = set(owner)
-        miss, seen = [], set()
-        for t in map(tuple, valid.tolist()):
-            if t in covered or t in seen:
-                continue
-            orbit = B.border_orbit(t, n)
-            seen |= orbit
-            if not any(B.count_fillings(n, _border_placement(img, n),
-                                        _rows_to_fill(img, n, depth), limit=0) == 0
-                       for img in orbit):
-                miss.append(t)
-        if miss:
-            rep.fail(f"{pname}: {len(miss)} classes of valid borders have no unit (their borders "
-                     f"with images: {sum(len(B.border_orbit(t, n)) for t in miss)} of the "
-                     f"{len(valid)} valid borders)",
-                     [f"border top={t[0]} bottom={t[1]} left={t[2]} right={t[3]} (and its "
-                      f"images) has no unit" for t in miss[:MAX_DETAILS]], total=len(miss))
-            return
-        empty = len(seen)
-        # coverage of rows 1..depth-1 under each border
-        if U > COVERAGE_LIMIT:
-            rep.ok(f"{pname}: {what}; with their images the borders cover all {len(valid)} "
-                   f"valid borders exactly once{_empty_text(empty, depth)}")
-            rep.info(f"{pname}: coverage of {_rows_range(depth)} skipped (more than "
-                     f"{COVERAGE_LIMIT} units)")
-            return
-        wrongf = []
-        budget = COVERAGE_LIMIT
-        for i, j in enumerate(first):
-            f = B.count_fillings(n, _border_placement(bt[j], n), _rows_to_fill(bt[j], n, depth),
-                                 limit=budget)
-            if f is None:
-                rep.info(f"{pname}: coverage of {_rows_range(depth)} skipped (more than "
-                         f"{COVERAGE_LIMIT} placements)")
-                rep.ok(f"{pname}: {what}; with their images the borders cover all "
-                       f"{len(valid)} valid borders exactly once{_empty_text(empty, depth)}")
-                return
-            budget -= f
-            if f != counts[i]:
-                wrongf.append((i, f))
-        if wrongf:
-            rep.fail(f"{pname}: {len(wrongf)} borders do not have one unit per valid placement "
-                     f"of their empty rows among {_rows_range(depth)}",
-                     [f"{bname(i)} (first unit row {first[i]}): {int(counts[i])} units, "
-                      f"{f} valid placements of its empty rows among {_rows_range(depth)}"
-                      for i, f in wrongf[:MAX_DETAILS]], total=len(wrongf))
-            return
-        per_border = (f", and each border's units cover every valid placement of its empty "
-                      f"rows among {_rows_range(depth)} exactly once") if depth >= 2 else \
-            " (depth 1: one unit per border)"
-        rep.ok(f"{pname}: valid and distinct; with their images the {len(ukeys)} borders cover "
-               f"all {len(valid)} valid borders exactly once{_empty_text(empty, depth)}"
-               f"{per_border}")
+    def repeated_placements(self, keys, fields, rows_of):
+        """The rows behind repeated keys (a second pass over /units): {row bytes: (values,
+        [(row, tag), ...])} for the values that really occur more than once.  rows_of(start,
+        chunk) yields (keys, rows, values, tag) for the keys the first pass added."""
+        groups = {}
+        if not len(keys):
+            return groups
+        for start, ch in self.rf.iter_units(self.chunk_rows, fields=fields):
+            for k, rows, vals, tag in rows_of(start, ch):
+                for j in np.nonzero(np.isin(k, keys))[0]:
+                    groups.setdefault(vals[j].tobytes(), (vals[j], []))[1].append(
+                        (int(rows[j]), tag))
+        return {b: (vals, sorted(rows)) for b, (vals, rows) in groups.items() if len(rows) > 1}
 
     # ------------------------------------------------------------------ totals
     def check_totals(self):
@@ -598,17 +814,8 @@ class Verifier:
         unique = rf.count("unique")
         p_fixed = rf.int_attr("rot180_fixed")
         r_fixed = rf.int_attr("rot90_fixed")
-        if self.units is not None:
-            un = self.units
-            m = un["multiplicity"].astype(np.uint64)
-            sol = un["solutions"].astype(np.uint64)
-            if len(sol) == 0:
-                recomputed = 0
-            elif int(m.max()) * int(sol.max()) * len(sol) < 2 ** 63:   # no uint64 overflow
-                recomputed = int(np.sum(m * sol, dtype=np.uint64))
-            else:
-                recomputed = sum(int(a) * int(b) for a, b in zip(m.tolist(), sol.tolist()))
-            self.recomputed_total = recomputed
+        recomputed = self.recomputed_total
+        if recomputed is not None:
             rep.check(total == recomputed,
                       f"total = {total} equals sum(multiplicity*solutions) over /units",
                       f"root attribute total = {total} but sum(multiplicity*solutions) over "
@@ -740,24 +947,18 @@ class Verifier:
             rep.warn(f"/boards/solutions storage: {', '.join(filt)} (schema: chunked, "
                      f"shuffle + deflate + fletcher32)")
 
-        units_ok = self.units is not None
-        if units_ok:
-            ids = self.units["id"].astype(np.uint64)
+        units_ok = self.units_ok
+        if units_ok:   # whole: a boards file's units are few next to its boards
+            units = self.rf.units(fields=("id", "placement", "multiplicity", "solutions"))
+            ids = units["id"].astype(np.uint64)
             order = np.argsort(ids, kind="stable")
             sorted_ids = ids[order]
-            upl = self.units["placement"]
+            upl = units["placement"]
             any_placed = bool((upl >= 0).any())
-            umult = self.units["multiplicity"].astype(np.int64)
+            umult = units["multiplicity"].astype(np.int64)
             per_unit = np.zeros(len(ids), dtype=np.int64)
 
-        n_pass = max(1, -(-S // self.key_budget))
-        spill = None   # n_pass > 1: the keys of part p go to file p, read back one part at a time
-        if n_pass == 1:
-            keys0 = np.empty(S, dtype=np.uint64)
-        else:
-            spill = tempfile.TemporaryDirectory(prefix="nqanalyze-keys-")
-            keys0 = [os.path.join(spill.name, f"part{p}.u64") for p in range(n_pass)]
-            spill_files = [open(k, "wb") for k in keys0]
+        board_keys = RepeatedKeys(S, self.key_budget)
         exact_keys = n <= 16
 
         invalid, n_invalid = [], 0
@@ -783,15 +984,7 @@ class Verifier:
                     invalid.append(f"/boards/solutions row {start + r} [{_fmt_board(b[r])}]: "
                                    f"{B.explain_board(b[r], n)}")
             # keys for duplicates
-            keys, _ = B.board_keys(b)
-            if n_pass == 1:
-                keys0[start:start + m] = keys
-            else:
-                part = B.mix_keys(keys) % np.uint64(n_pass)
-                by_part = np.argsort(part, kind="stable")
-                ends = np.cumsum(np.bincount(part.astype(np.intp), minlength=n_pass))
-                for p in range(n_pass):
-                    keys[by_part[ends[p - 1] if p else 0:ends[p]]].tofile(spill_files[p])
+            board_keys.add(B.board_keys(b)[0])
             # unit of each board
             if units_ok:
                 u = u.astype(np.uint64)
@@ -902,14 +1095,7 @@ class Verifier:
         rep.check(n_invalid == 0, f"/boards/solutions: all {S} boards are valid {n}-queens solutions",
                   f"/boards/solutions: {n_invalid} invalid boards", invalid, total=n_invalid)
         # --- duplicates
-        if spill is not None:
-            for f in spill_files:
-                f.close()
-        try:
-            self.check_duplicates(keys0, n_pass, exact_keys, S)
-        finally:
-            if spill is not None:
-                spill.cleanup()
+        self.check_duplicates(board_keys, exact_keys, S)
         # --- units of boards
         if units_ok:
             rep.check(n_nounit == 0, "/boards/unit: every board's unit is in /units",
@@ -928,7 +1114,7 @@ class Verifier:
             rep.check(S == total_attr, f"/boards/solutions: {S} rows = total",
                       f"/boards/solutions has {S} rows but root attribute total = {total_attr}")
             if units_ok:
-                want = umult * self.units["solutions"].astype(np.int64)
+                want = umult * units["solutions"].astype(np.int64)
                 diff = np.nonzero(per_unit != want)[0]
                 rep.check(len(diff) == 0,
                           "/boards/unit: every unit has multiplicity*solutions boards",
@@ -936,7 +1122,7 @@ class Verifier:
                           f"multiplicity*solutions",
                           [f"unit id {int(ids[r])} (/units row {r}): {int(per_unit[r])} boards, "
                            f"multiplicity*solutions = {int(umult[r])}*"
-                           f"{int(self.units['solutions'][r])} = {int(want[r])}"
+                           f"{int(units['solutions'][r])} = {int(want[r])}"
                            for r in diff[:MAX_DETAILS]], total=len(diff))
             if self.whole and n_invalid == 0:
                 probs = []
@@ -977,24 +1163,12 @@ class Verifier:
             else:
                 rep.info("class counts vs total/unique skipped (partial or shard file)")
 
-    def check_duplicates(self, keys0, n_pass, exact, S):
+    def check_duplicates(self, board_keys, exact, S):
         rep = self.rep
-        dup_keys = []
-        n_extra = 0
-        for p in range(n_pass):
-            # one part of the keys at a time: all of them, or the file of part p (check_boards)
-            keys = keys0 if n_pass == 1 else np.fromfile(keys0[p], dtype=np.uint64)
-            keys.sort()
-            eq = keys[1:] == keys[:-1]
-            if eq.any():
-                n_extra += int(eq.sum())
-                dk = np.unique(keys[1:][eq])
-                dup_keys.append(dk[:1000])
-            del keys
+        n_extra, _, dup_keys = board_keys.repeated()
         if n_extra == 0:
             rep.ok(f"/boards/solutions: no duplicate boards among {S}")
             return
-        dup_keys = np.unique(np.concatenate(dup_keys))[:1000]
         groups = {}
         for start, b, _, _ in self.rf.iter_boards(self.chunk_rows, with_class=False):
             k, _ = B.board_keys(b)
@@ -1028,9 +1202,7 @@ class Verifier:
               f"depth={a.get('depth')} symmetry={a.get('symmetry')} "
               f"shard={a.get('shard_index')}/{a.get('shard_count')}", file=self.out)
         if self.check_attributes():
-            units_ok = self.check_units()
-            if not units_ok:
-                self.units = None
+            self.units_ok = self.check_units()
             self.check_totals()
             self.check_boards()
         else:

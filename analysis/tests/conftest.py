@@ -36,6 +36,7 @@ SYMMETRY_RUNS = {
     "sym_none_boards9": (9, "boards", "all", 2, "none"),
     "sym_full_boards9": (9, "boards", "all", 2, "full"),
     "sym_full_class8": (8, "boards", "class", 2, "full"),
+    "sym_mirror_count11": (11, "count", None, 2, "mirror"),
 }
 
 

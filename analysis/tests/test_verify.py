@@ -413,3 +413,40 @@ def test_verify_several_files_exit_code(runs, tmp_path):
     r = nq("verify", bad, str(tmp_path / "absent.h5"), good)
     assert r.rc == 3 and "RESULT: FAIL" in r.out and r.out.count("RESULT: PASS") == 1, r
     assert "no such file" in r.err and len(r.err.strip().splitlines()) == 1, r
+
+
+def _verify_text(path, **kw):
+    out = io.StringIO()
+    with ResultFile(path) as rf:
+        rc = Verifier(rf, out, **kw).run()
+    return rc, out.getvalue()
+
+
+@pytest.mark.parametrize("which", ["count10", "sym_none_boards9", "sym_mirror_count11"])
+def test_verify_reads_units_in_chunks_and_finds_what_spans_them(runs, symmetry_runs, tmp_path,
+                                                                which):
+    """/units is read 7 rows at a time with the placements' keys spilled to files (a key budget
+    of 10): defects that span chunks (a repeated id on both sides of a chunk's end, two ids out
+    of order across one, a placement repeated 3 chunks later, a missing id) are found, and the
+    report is the one of a single chunk, line for line."""
+    src = runs.get(which) or symmetry_runs[which]
+    path = copy_file(src, tmp_path, "spans.h5")
+    with h5py.File(path, "r+") as f:
+        ids = f["/units/id"][...]
+        first = ids[:30].copy()
+        ids[7] = ids[6]                      # rows 6 and 7: the end of chunk 0
+        ids[13], ids[14] = ids[14], ids[13]  # rows 13 and 14: the end of chunk 1
+        f["/units/id"][...] = ids
+        f["/units/placement"][25] = f["/units/placement"][4]
+    rc, whole = _verify_text(path, chunk_rows=1 << 20)
+    rc7, chunked = _verify_text(path, chunk_rows=7, key_budget=10)
+    assert (rc, rc7) == (1, 1), whole
+    assert chunked == whole
+    assert f"/units/id rows 6 and 7: id {int(first[6])} appears twice" in whole, whole
+    assert f"/units/id row 14: id {int(first[13])} follows {int(first[14])} (not sorted)" in whole
+    assert f"unit ids are missing (/units has" in whole and f"missing ids {int(first[7])}" in whole
+    assert "covered more than once: rows 4, 25" in whole or \
+        "covered more than once: row 4, row 25" in whole, whole
+    # unchanged, the file passes read 7 rows at a time as well
+    rc, clean = _verify_text(src, chunk_rows=7, key_budget=10)
+    assert rc == 0 and clean == _verify_text(src)[1], clean
