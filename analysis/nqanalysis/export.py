@@ -7,6 +7,7 @@ import numpy as np
 from .resultfile import OutputError, ResultFile, UsageError
 
 CHUNK_ROWS = 1 << 17
+UNIT_CSV_ROWS = 1 << 15   # units.csv rows formatted at once (~1 KB of Python strings each)
 
 
 def int_matrix_csv(mat):
@@ -49,27 +50,24 @@ def _ensure_dir(d):
         raise OutputError(f"cannot create directory {d}: {exc.strerror}") from None
 
 
-def export_units(rf, path):
+def export_units(rf, path, chunk_rows=UNIT_CSV_ROWS):
     """units.csv: id, placement0..placement{n-1} (the column of the pre-placed queen per row,
     empty for rows left to the search), multiplicity, solutions, nodes, seconds, started,
-    rank, thread."""
-    un = rf.units()
-    U = len(un["id"])
-    pre = un["placement"].astype(np.int64)
-    pname = "placement"
-    k = pre.shape[1]
-    header = ["id"] + [f"{pname}{i}" for i in range(k)] + \
+    rank, thread; /units read chunk_rows rows at a time."""
+    U = rf.unit_rows()   # a bad /units stops here, before the file is created
+    k = rf.board_size()
+    header = ["id"] + [f"placement{i}" for i in range(k)] + \
         ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]
     with open(path, "w", encoding="ascii", newline="") as fh:
         fh.write(",".join(header) + "\n")
-        for s in range(0, U, CHUNK_ROWS):
-            e = min(U, s + CHUNK_ROWS)
-            cols = [un["id"][s:e].tolist()]
-            cols += [["" if v < 0 else str(v) for v in pre[s:e, i].tolist()] for i in range(k)]
-            cols += [un["multiplicity"][s:e].tolist(), un["solutions"][s:e].tolist(),
-                     un["nodes"][s:e].tolist(), [repr(float(x)) for x in un["seconds"][s:e]],
-                     [repr(float(x)) for x in un["started"][s:e]], un["rank"][s:e].tolist(),
-                     un["thread"][s:e].tolist()]
+        for _, un in rf.iter_units(chunk_rows):
+            pre = un["placement"]
+            cols = [un["id"].tolist()]
+            cols += [["" if v < 0 else str(v) for v in pre[:, i].tolist()] for i in range(k)]
+            cols += [un["multiplicity"].tolist(), un["solutions"].tolist(), un["nodes"].tolist(),
+                     [repr(float(x)) for x in un["seconds"]],
+                     [repr(float(x)) for x in un["started"]], un["rank"].tolist(),
+                     un["thread"].tolist()]
             fh.write("".join(",".join(map(str, row)) + "\n" for row in zip(*cols)))
     return U
 

@@ -1,6 +1,7 @@
 """`nqanalyze plot`: PNG figures of one result file (matplotlib, Agg backend)."""
 
 import os
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -35,47 +36,130 @@ def _title(rf):
             f"{a.get('ranks')}x{a.get('threads')} workers")
 
 
+# ------------------------------------------------------------------ /units, chunk by chunk
+def _chunks(rf, fields, units=None, chunk_rows=None):
+    """The /units columns `fields` chunk by chunk (rf.iter_units: memory bounded whatever the
+    number of units), or `units`, a dict of whole arrays, as one chunk."""
+    if units is not None:
+        yield {k: np.asarray(units[k]) for k in fields}
+        return
+    for _, chunk in rf.iter_units(chunk_rows, fields):
+        yield chunk
+
+
+def _bin_index(x, edges):
+    """The bin of each value (bins [edges[i], edges[i+1]), the last one closed, as np.histogram)."""
+    return np.clip(np.searchsorted(edges, x, side="right") - 1, 0, len(edges) - 2)
+
+
 # ------------------------------------------------------------------ unit times
-def plot_unit_times(rf, un, path):
-    sec = np.asarray(un["seconds"], dtype=float)
-    sec = sec[np.isfinite(sec) & (sec >= 0)]
+FINE_BINS = 4000   # log bins of the percentiles and the straggler tail
+
+
+def _valid_seconds(chunk):
+    sec = np.asarray(chunk["seconds"], dtype=float)
+    return sec[np.isfinite(sec) & (sec >= 0)]
+
+
+def unit_time_hist(rf, units=None, chunk_rows=None):
+    """The unit times (finite, >= 0) in two passes over /units/seconds: their range, then their
+    counts in the figure's 50 log bins `bins` (a time below lo counts as lo) and their counts and
+    seconds in FINE_BINS log bins `fine` over the same range, bin 0 = [0, fine[1]) (the zeros)."""
+    cnt, total, lo, top = 0, 0.0, np.inf, 0.0
+    for c in _chunks(rf, ["seconds"], units, chunk_rows):
+        sec = _valid_seconds(c)
+        pos = sec[sec > 0]
+        cnt, total = cnt + len(sec), total + sec.sum()
+        if len(pos):
+            lo, top = min(lo, pos.min()), max(top, pos.max())
+    lo = lo if np.isfinite(lo) else 1e-6
+    hi = max(top, lo * 10) if cnt else 1.0
+    span = (np.log10(lo) - 0.05, np.log10(hi) + 0.05)
+    h = SimpleNamespace(count=cnt, total=total, lo=lo, max=top, bins=np.logspace(*span, 50),
+                        fine=np.concatenate([[0.0], np.logspace(*span, FINE_BINS + 1)]))
+    h.counts = np.zeros(len(h.bins) - 1, dtype=np.int64)
+    h.fine_counts = np.zeros(len(h.fine) - 1, dtype=np.int64)
+    h.fine_seconds = np.zeros(len(h.fine) - 1)
+    for c in _chunks(rf, ["seconds"], units, chunk_rows) if cnt else ():
+        sec = _valid_seconds(c)
+        h.counts += np.bincount(_bin_index(np.maximum(sec, lo), h.bins), minlength=len(h.counts))
+        j = _bin_index(sec, h.fine)
+        h.fine_counts += np.bincount(j, minlength=len(h.fine_counts))
+        h.fine_seconds += np.bincount(j, weights=sec, minlength=len(h.fine_counts))
+    return h
+
+
+def hist_percentile(h, q):
+    """The q-th percentile of the unit times (np.percentile's linear interpolation between order
+    statistics), each order statistic placed within its fine bin: off by less than one bin."""
+    cum = np.cumsum(h.fine_counts)
+
+    def at(k):   # the k-th smallest time (0-based), spread evenly (log scale) over its bin
+        j = int(np.searchsorted(cum, k, side="right"))
+        if j == 0:
+            return 0.0
+        frac = (k - (cum[j] - h.fine_counts[j]) + 0.5) / h.fine_counts[j]
+        return h.fine[j] * (h.fine[j + 1] / h.fine[j]) ** frac
+
+    r = q / 100 * (h.count - 1)
+    k = int(np.floor(r))
+    return at(k) + (r - k) * (at(min(k + 1, h.count - 1)) - at(k))
+
+
+def straggler_tail(h):
+    """(units, time, seconds): going down the fine bins from the slowest, the number of units at
+    or above each non-empty bin, the bin's lower edge (at least lo) and their seconds; the first
+    point is the slowest unit, exact."""
+    c, s, edge = h.fine_counts[::-1], h.fine_seconds[::-1], h.fine[-2::-1]
+    nz = c > 0
+    return (np.concatenate([[1], np.cumsum(c)[nz]]),
+            np.concatenate([[max(h.max, h.lo)], np.maximum(edge[nz], h.lo)]),
+            np.concatenate([[h.max], np.cumsum(s)[nz]]))
+
+
+def slowest_seconds(h, k):
+    """The compute seconds of the k slowest units, from the fine bins (the units of the bin where
+    the k-th falls counted at their bin's mean)."""
+    c, s = h.fine_counts[::-1], h.fine_seconds[::-1]
+    cum = np.cumsum(c)
+    j = int(np.searchsorted(cum, k))
+    return s[:j].sum() + (k - (cum[j] - c[j])) * s[j] / c[j]
+
+
+def plot_unit_times(rf, path, units=None, chunk_rows=None):
+    h = unit_time_hist(rf, units, chunk_rows)
+    lo = h.lo
     fig, (ax1, ax2) = plt.subplots(1, 2, layout="constrained", figsize=(12, 4.8))
-    pos = sec[sec > 0]
-    lo = pos.min() if len(pos) else 1e-6
-    hi = max(sec.max(), lo * 10) if len(sec) else 1.0
-    bins = np.logspace(np.log10(lo) - 0.05, np.log10(hi) + 0.05, 50)
-    ax1.hist(np.clip(sec, lo, None), bins=bins, color="tab:blue", edgecolor="none")
+    ax1.hist(h.bins[:-1], bins=h.bins, weights=h.counts, color="tab:blue", edgecolor="none")
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_xlabel("unit compute time [s]")
     ax1.set_ylabel("units")
     ax1.set_title("distribution of unit times")
-    if len(sec):
+    if h.count:
         for q, style in ((50, "--"), (99, ":")):
-            v = np.percentile(sec, q)
-            ax1.axvline(max(v, lo), color="k", ls=style, lw=1, label=f"p{q} = {v:.3g} s")
-        ax1.axvline(max(sec.max(), lo), color="tab:red", lw=1, label=f"max = {sec.max():.3g} s")
+            v = hist_percentile(h, q)
+            ax1.axvline(max(v, lo), color="k", ls=style, lw=1,
+                        label=f"p{q} \u2248 {v:.3g} s (histogram)")
+        ax1.axvline(max(h.max, lo), color="tab:red", lw=1, label=f"max = {h.max:.3g} s")
         ax1.legend(fontsize=8)
-    # straggler tail: units sorted by time, cumulative share of the compute time
-    srt = np.sort(sec)[::-1]
-    if len(srt):
-        ranks = np.arange(1, len(srt) + 1)
-        ax2.plot(ranks, np.maximum(srt, lo), color="tab:blue", label="unit time")
+        # straggler tail: units slowest first, cumulative share of the compute time
+        ranks, times, secs = straggler_tail(h)
+        ax2.plot(ranks, times, color="tab:blue", label="unit time")
         ax2.set_xscale("log")
         ax2.set_yscale("log")
         ax2.set_xlabel("units, slowest first")
         ax2.set_ylabel("unit time [s]")
-        tot = srt.sum()
-        if tot > 0:
+        if h.total > 0:
             axc = ax2.twinx()
-            axc.plot(ranks, np.cumsum(srt) / tot * 100, color="tab:orange", label="cumulative share")
+            axc.plot(ranks, secs / h.total * 100, color="tab:orange", label="cumulative share")
             axc.set_ylabel("share of total compute time [%]")
             axc.set_ylim(0, 101)
             h1, l1 = ax2.get_legend_handles_labels()
             h2, l2 = axc.get_legend_handles_labels()
             ax2.legend(h1 + h2, l1 + l2, fontsize=8, loc="center left")
-            k = max(1, len(srt) // 100)
-            share = srt[:k].sum() / tot * 100
+            k = max(1, h.count // 100)
+            share = slowest_seconds(h, k) / h.total * 100
             ax2.set_title(f"straggler tail: slowest {k} unit(s) = {share:.1f}% of compute")
         else:
             ax2.set_title("straggler tail")
@@ -84,52 +168,85 @@ def plot_unit_times(rf, un, path):
 
 
 # ------------------------------------------------------------------ load per worker
-def _busy_profile(starts, ends, edges):
-    """Busy time of one worker inside each interval of edges (intervals may overlap)."""
-    s = np.sort(starts)
-    e = np.sort(ends)
-    cs = np.concatenate([[0.0], np.cumsum(s)])
-    ce = np.concatenate([[0.0], np.cumsum(e)])
-    ks = np.searchsorted(s, edges, side="right")
-    ke = np.searchsorted(e, edges, side="right")
-    # integral of (#started - #ended) up to t = sum(t - s_i | s_i < t) - sum(t - e_i | e_i < t)
-    f = (ks * edges - cs[ks]) - (ke * edges - ce[ke])
-    return np.diff(f)
+LOAD_FIELDS = ["started", "seconds", "rank", "thread"]
+MAP_BINS, ACTIVE_BINS = 300, 400   # time bins of the utilisation map and the busy-workers curve
 
 
-def plot_load(rf, un, path):
-    st = np.asarray(un["started"], dtype=float)
-    sec = np.asarray(un["seconds"], dtype=float)
-    rank = np.asarray(un["rank"], dtype=np.int64)
-    thread = np.asarray(un["thread"], dtype=np.int64)
-    t0 = st.min()
-    s = st - t0
-    e = s + sec
-    workers, widx = np.unique(np.stack([rank, thread], axis=1), axis=0, return_inverse=True)
-    widx = widx.ravel()
-    W = len(workers)
+def _worker_keys(chunk):
+    """(rank, thread) as one int64 that sorts as the pair: rank * 2^32 + thread + 2^31."""
+    return (chunk["rank"].astype(np.int64) << 32) + chunk["thread"].astype(np.int64) + (1 << 31)
+
+
+def _busy_bins(w, s, e, edges, W):
+    """(W, bins) busy seconds: the overlap of each unit [s, e) of worker w with each interval of
+    edges (increasing), summed per worker."""
+    nb = len(edges) - 1
+    s, e = np.clip(s, edges[0], edges[-1]), np.clip(e, edges[0], edges[-1])
+    j0, j1 = _bin_index(s, edges), _bin_index(e, edges)
+    more = j1 > j0
+    row = w * (nb + 1)
+    size = W * (nb + 1)
+    # the unit's part of its first and last bin; the bins in between are covered whole
+    part = np.bincount(row + j0, np.where(more, edges[j0 + 1], e) - s, size) + \
+        np.bincount(row + j1, np.where(more, e - edges[j1], 0.0), size)
+    cover = np.bincount(row + j0 + 1, more, size) - np.bincount(row + j1, more, size)
+    cover = np.cumsum(cover.reshape(W, nb + 1), axis=1)
+    return part.reshape(W, nb + 1)[:, :nb] + cover[:, :nb] * np.diff(edges)
+
+
+def load_profile(rf, units=None, chunk_rows=None):
+    """Two passes over /units: the time span (t0 = first start, tend) and the workers (rank,
+    thread), then per worker the units, the busy seconds and the busy seconds in MAP_BINS and
+    ACTIVE_BINS time bins over 0..tend (`map`, `active`, their `edges`)."""
+    ref, t0, t1, keys, U = None, np.inf, -np.inf, np.zeros(0, dtype=np.int64), 0
+    for c in _chunks(rf, LOAD_FIELDS, units, chunk_rows):
+        st = np.asarray(c["started"], dtype=float)
+        ref = st[0] if ref is None else ref   # ends relative to a start: epoch + seconds rounds
+        t0, t1 = min(t0, st.min()), max(t1, (st - ref + c["seconds"]).max())
+        keys, U = np.union1d(keys, _worker_keys(c)), U + len(st)
+    tend = t1 - (t0 - ref) if U else 1.0
+    W = len(keys)
+    p = SimpleNamespace(t0=t0, tend=tend, units=U, keys=keys, busy=np.zeros(W),
+                        count=np.zeros(W, dtype=np.int64),
+                        workers=np.stack([keys >> 32, (keys & 0xFFFFFFFF) - (1 << 31)], axis=1))
+    span = tend if tend > 0 else 1.0
+    p.edges = {nb: np.linspace(0, span, nb + 1) for nb in (MAP_BINS, ACTIVE_BINS)}
+    prof = {nb: np.zeros((W, nb)) for nb in p.edges}
+    for c in _chunks(rf, LOAD_FIELDS, units, chunk_rows) if U else ():
+        w = np.searchsorted(keys, _worker_keys(c))
+        sec = np.asarray(c["seconds"], dtype=float)
+        s = np.asarray(c["started"], dtype=float) - t0
+        p.busy += np.bincount(w, weights=sec, minlength=W)
+        p.count += np.bincount(w, minlength=W)
+        for nb, edges in p.edges.items():
+            prof[nb] += _busy_bins(w, s, s + sec, edges, W)
+    p.map, p.active = prof[MAP_BINS], prof[ACTIVE_BINS]
+    return p
+
+
+def plot_load(rf, path, units=None, chunk_rows=None):
+    p = load_profile(rf, units, chunk_rows)
+    workers, W, tend = p.workers, len(p.workers), p.tend
     labels = [f"r{r}.t{t}" for r, t in workers]
-    nranks = len(np.unique(workers[:, 0]))
-    cmap = plt.get_cmap("tab20" if nranks > 10 else "tab10")
-    colors = [cmap(int(np.nonzero(np.unique(workers[:, 0]) == r)[0][0]) % cmap.N) for r, _ in workers]
+    ranks = np.unique(workers[:, 0])
+    cmap = plt.get_cmap("tab20" if len(ranks) > 10 else "tab10")
+    colors = [cmap(int(np.searchsorted(ranks, r)) % cmap.N) for r in workers[:, 0]]
 
     fig, axes = plt.subplots(3, 1, layout="constrained", figsize=(12, 4 + min(W, 64) * 0.12 + 5),
                              gridspec_kw={"height_ratios": [max(2, min(W, 64) * 0.12), 1.4, 1.2]})
     ax = axes[0]
-    tend = e.max() if len(e) else 1.0
-    if len(s) <= GANTT_MAX_UNITS:
+    if p.units <= GANTT_MAX_UNITS:   # few units: whole arrays
+        un = units if units is not None else rf.units(fields=LOAD_FIELDS)
+        s = np.asarray(un["started"], dtype=float) - p.t0
+        sec = np.asarray(un["seconds"], dtype=float)
+        widx = np.searchsorted(p.keys, _worker_keys(un))
         for w in range(W):
             m = widx == w
             ax.broken_barh(list(zip(s[m], sec[m])), (w - 0.4, 0.8), facecolors=colors[w],
                            edgecolor="white", linewidth=0.3)
         ax.set_title("units per worker over time (one bar per unit)")
     else:
-        nb = 300
-        edges = np.linspace(0, tend, nb + 1)
-        util = np.zeros((W, nb))
-        for w in range(W):
-            m = widx == w
-            util[w] = _busy_profile(s[m], e[m], edges) / np.diff(edges)
+        util = p.map / np.diff(p.edges[MAP_BINS])
         im = ax.imshow(util, aspect="auto", origin="lower", extent=(0, tend, -0.5, W - 0.5),
                        cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
         fig.colorbar(im, ax=ax, label="busy fraction", pad=0.01)
@@ -143,14 +260,13 @@ def plot_load(rf, un, path):
     ax.set_xlabel("seconds since the first unit started")
 
     ax = axes[1]
-    busy = np.bincount(widx, weights=sec, minlength=W)
-    cnt = np.bincount(widx, minlength=W)
+    busy, cnt = p.busy, p.count
     ax.bar(range(W), busy, color=colors)
     ax.axhline(busy.mean(), color="k", ls="--", lw=1,
                label=f"mean {busy.mean():.3g} s, max/mean {busy.max() / busy.mean():.2f}"
                if busy.mean() > 0 else "mean 0")
     ax.set_ylabel("busy seconds")
-    ax.set_title(f"load per worker ({W} workers, {len(s)} units; "
+    ax.set_title(f"load per worker ({W} workers, {p.units} units; "
                  f"units per worker {cnt.min()}..{cnt.max()})")
     if W <= 40:
         ax.set_xticks(range(W))
@@ -158,13 +274,8 @@ def plot_load(rf, un, path):
     ax.legend(fontsize=8)
 
     ax = axes[2]
-    nb = 400
-    edges = np.linspace(0, tend if tend > 0 else 1.0, nb + 1)
-    width = np.diff(edges)
-    active = np.zeros(nb)
-    for w in range(W):
-        m = widx == w
-        active += np.minimum(1.0, _busy_profile(s[m], e[m], edges) / width)
+    edges = p.edges[ACTIVE_BINS]
+    active = np.minimum(1.0, p.active / np.diff(edges)).sum(axis=0)
     ax.fill_between(edges[:-1], active, step="post", color="tab:green", alpha=0.6)
     ax.step(edges[:-1], active, where="post", color="tab:green")
     ax.set_xlim(axes[0].get_xlim())
@@ -172,52 +283,79 @@ def plot_load(rf, un, path):
     ax.axhline(W, color="k", ls=":", lw=1)
     ax.set_xlabel("seconds since the first unit started")
     ax.set_ylabel("busy workers")
-    ax.set_title(f"busy workers over time (of {W}; average {sec.sum() / tend if tend > 0 else 0:.2f};"
+    average = busy.sum() / tend if tend > 0 else 0
+    ax.set_title(f"busy workers over time (of {W}; average {average:.2f};"
                  f" the tail shows stragglers)")
     fig.suptitle(_title(rf), fontsize=10)
     return _save(fig, path)
 
 
 # ------------------------------------------------------------------ by first rows
-def prefix_tables(n, placement, mult, sols, symmetry="mirror"):
+PREFIX_FIELDS = ["placement", "multiplicity", "solutions"]
+
+
+def prefix_tables(n, placement, mult, sols, symmetry="mirror", cache=None):
     """Solutions by the row-0 column (computed units, images) and by the (row-0, row-1)
     columns.  placement: (U, n), -1 = empty row.  Images: the mirror of multiplicity-2 units
     (mirror), or every distinct image of the border (full: the row-0 queen of an image is
-    known from the border alone; the row-0/row-1 table is then None)."""
-    pl = np.asarray(placement, dtype=np.int64)
+    known from the border alone; the row-0/row-1 table is then None).  cache: border -> the
+    row-0 columns of its images, kept by the caller across chunks."""
+    pl = np.asarray(placement)
     sols = np.asarray(sols, dtype=np.float64)
     mult = np.asarray(mult)
-    has0 = pl[:, 0] >= 0
-    own = np.bincount(pl[has0, 0], weights=sols[has0], minlength=n)[:n]
-    img = np.zeros(n)
-    grid = None
+    c0 = pl[:, 0].astype(np.int64)
+    has0 = c0 >= 0
+    own = np.bincount(c0[has0], weights=sols[has0], minlength=n)[:n]
     if unit_scheme(symmetry, n) == "border":
-        cache = {}
-        for r in np.nonzero(has0 & (mult > 1))[0]:
-            border = B.border_squares(pl[r], n)
+        cache = {} if cache is None else cache
+        img = np.zeros(n)
+        sel = has0 & (mult > 1)
+        p = pl[sel]
+        # the units by border: their queens on the border as n bytes (0 = none), one sort
+        on = np.isin(np.arange(n), (0, n - 1)) | (p == 0) | (p == n - 1)
+        key = np.ascontiguousarray(np.where(on, p, -1) + 1, dtype=np.uint8).view(f"V{n}").ravel()
+        _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+        per = np.bincount(inv.ravel(), weights=sols[sel], minlength=len(first))
+        for r, v in zip(first, per):
+            border = B.border_squares(p[r], n)
             if border not in cache:
-                cols = []
-                for image, k in B.square_orbit(border, n).items():
-                    if k == 0:
-                        continue
-                    cols.extend(c for rr, c in image if rr == 0)
-                cache[border] = cols
+                cache[border] = [c for image, k in B.square_orbit(border, n).items() if k
+                                 for rr, c in image if rr == 0]
             for c in cache[border]:
-                img[c] += sols[r]
+                img[c] += v
         return own, img, None
     m2 = has0 & (mult == 2)
-    img = np.bincount((n - 1) - pl[m2, 0], weights=sols[m2], minlength=n)[:n]
+    img = np.bincount((n - 1) - c0[m2], weights=sols[m2], minlength=n)[:n]
+    grid = None
     if n >= 2 and (pl[:, 1] >= 0).all() and len(pl):
+        c1 = pl[:, 1].astype(np.int64)
         grid = np.zeros((n, n))
-        np.add.at(grid, (pl[:, 0], pl[:, 1]), sols)
-        np.add.at(grid, ((n - 1) - pl[m2, 0], (n - 1) - pl[m2, 1]), sols[m2])
+        np.add.at(grid, (c0, c1), sols)
+        np.add.at(grid, ((n - 1) - c0[m2], (n - 1) - c1[m2]), sols[m2])
     return own, img, grid
 
 
-def plot_prefix(rf, un, path):
+def prefix_totals(rf, units=None, chunk_rows=None):
+    """prefix_tables summed over /units chunk by chunk (the border images cached across
+    chunks); None if a unit leaves row 0 to the search (depth 0) or there is no unit."""
+    n, sym, cache, tot = rf.board_size(), rf.get("symmetry", "mirror"), {}, None
+    for c in _chunks(rf, PREFIX_FIELDS, units, chunk_rows):
+        if (c["placement"][:, 0] < 0).any():
+            return None
+        t = prefix_tables(n, c["placement"], c["multiplicity"], c["solutions"], sym, cache)
+        tot = t if tot is None else (tot[0] + t[0], tot[1] + t[1],
+                                     None if tot[2] is None or t[2] is None else tot[2] + t[2])
+    return tot
+
+
+def plot_prefix(rf, path, units=None, chunk_rows=None):
+    """The figure, or None (nothing written) when prefix_totals is None."""
+    tables = prefix_totals(rf, units, chunk_rows)
+    if tables is None:
+        return None
+    own, img, grid = tables
     n = rf.board_size()
     sym = rf.get("symmetry", "mirror")
-    own, img, grid = prefix_tables(n, un["placement"], un["multiplicity"], un["solutions"], sym)
     ncols = 2 if grid is not None else 1
     fig, axes = plt.subplots(1, ncols, layout="constrained", figsize=(6.5 * ncols, 5))
     axes = np.atleast_1d(axes)
@@ -377,14 +515,14 @@ def plot_file(path, out_dir, board_index=0, out=None):
         stem = os.path.splitext(rf.name)[0]
         p = lambda what: os.path.join(out_dir, f"{stem}_{what}.png")  # noqa: E731
         board, desc = board_for_plot(rf, board_index)   # a bad --board fails before any plot
-        un = rf.units()
-        if len(un["id"]) == 0:
+        if rf.unit_rows() == 0:   # (checks the /units datasets' shapes too)
             print("skipped unit plots: /units is empty", file=out)
-        else:
-            written.append(plot_unit_times(rf, un, p("unit_times")))
-            written.append(plot_load(rf, un, p("load")))
-            if (un["placement"][:, 0] >= 0).all():
-                written.append(plot_prefix(rf, un, p("prefix")))
+        else:   # each reads /units in chunks: memory bounded whatever the number of units
+            written.append(plot_unit_times(rf, p("unit_times")))
+            written.append(plot_load(rf, p("load")))
+            prefix = plot_prefix(rf, p("prefix"))
+            if prefix:
+                written.append(prefix)
             else:
                 print("skipped prefix plot: row 0 is not pre-placed (depth 0)", file=out)
         if rf.has_boards:

@@ -118,7 +118,7 @@ def test_load_plot_many_units_uses_utilisation_map(runs, tmp_path):
               rank=rng.integers(0, 16, U).astype(np.int32),
               thread=rng.integers(0, 4, U).astype(np.int32))
     with ResultFile(runs["count10"]) as rf:
-        path = plots.plot_load(rf, un, str(tmp_path / "load.png"))
+        path = plots.plot_load(rf, str(tmp_path / "load.png"), units=un)
     assert_png(path)
 
 

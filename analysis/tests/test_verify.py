@@ -444,7 +444,7 @@ def test_verify_reads_units_in_chunks_and_finds_what_spans_them(runs, symmetry_r
     assert chunked == whole
     assert f"/units/id rows 6 and 7: id {int(first[6])} appears twice" in whole, whole
     assert f"/units/id row 14: id {int(first[13])} follows {int(first[14])} (not sorted)" in whole
-    assert f"unit ids are missing (/units has" in whole and f"missing ids {int(first[7])}" in whole
+    assert "unit ids are missing (/units has" in whole and f"missing ids {int(first[7])}" in whole
     assert "covered more than once: rows 4, 25" in whole or \
         "covered more than once: row 4, row 25" in whole, whole
     # unchanged, the file passes read 7 rows at a time as well
