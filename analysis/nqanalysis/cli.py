@@ -3,13 +3,37 @@
 import argparse
 import contextlib
 import os
+import signal
 import sys
+import threading
 
 from . import __version__
 from .resultfile import NQError, OutputError
 
 EPILOG = ("exit codes: 0 success/pass, 1 verification failed (or internal error), 2 usage, "
-          "3 unreadable or not an nqueens result file, 4 cannot write output")
+          "3 unreadable or not an nqueens result file, 4 cannot write output, "
+          "130 interrupted (SIGINT), 143 terminated (SIGTERM)")
+
+
+class Terminated(BaseException):
+    """SIGTERM (a scheduler ending the job): unwinds as Ctrl-C does, so that no partial output
+    file and no spilled temporary file is left behind."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 class Parser(argparse.ArgumentParser):
@@ -171,7 +195,8 @@ def main(argv=None, out=None, err=None):
         print(f"nqanalyze: {exc}", file=err)
         return exc.exit_code
     try:
-        code = run(args, out, err)
+        with _sigterm_unwinds():
+            code = run(args, out, err)
         out.flush()
         return code
     except NQError as exc:
@@ -181,6 +206,9 @@ def main(argv=None, out=None, err=None):
     except KeyboardInterrupt:
         print("nqanalyze: interrupted", file=err)
         return 130
+    except Terminated:
+        print(f"nqanalyze {args.command}: terminated (SIGTERM)", file=err)
+        return 143
     except BrokenPipeError:
         return 0
     except MemoryError:

@@ -4,6 +4,7 @@ import os
 
 import numpy as np
 
+from .outfiles import replace_when_done
 from .resultfile import OutputError, ResultFile, UsageError
 
 CHUNK_ROWS = 1 << 17
@@ -58,7 +59,7 @@ def export_units(rf, path, chunk_rows=UNIT_CSV_ROWS):
     k = rf.board_size()
     header = ["id"] + [f"placement{i}" for i in range(k)] + \
         ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]
-    with open(path, "w", encoding="ascii", newline="") as fh:
+    with replace_when_done(path, "w", encoding="ascii", newline="") as fh:
         fh.write(",".join(header) + "\n")
         for _, un in rf.iter_units(chunk_rows):
             pre = un["placement"]
@@ -79,7 +80,7 @@ def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
     header = ["index"] + (["unit"] if has_unit else []) + (["class_size"] if has_class else []) + \
         [f"row{i}" for i in range(n)]
     count = 0
-    with open(path, "wb") as fh:
+    with replace_when_done(path, "wb") as fh:
         fh.write((",".join(header) + "\n").encode("ascii"))
         for start, b, u, c in rf.iter_boards(chunk_rows, with_class=has_class):
             m = len(b)

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt                     # noqa: E402
 
 from . import boards as B                           # noqa: E402
+from .outfiles import replace_when_done                 # noqa: E402
 from .resultfile import OutputError, ResultFile, UsageError, unit_scheme  # noqa: E402
 
 DPI = 110
@@ -19,7 +20,8 @@ BOARD_SOLVER_NODES = 5_000_000
 
 def _save(fig, path):
     try:
-        fig.savefig(path, dpi=DPI)
+        with replace_when_done(path, "wb") as fh:
+            fig.savefig(fh, dpi=DPI, format="png")
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
