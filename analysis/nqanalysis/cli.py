@@ -8,6 +8,7 @@ import sys
 import threading
 
 from . import __version__
+from .progress import Progress
 from .resultfile import NQError, OutputError
 
 EPILOG = ("exit codes: 0 success/pass, 1 verification failed (or internal error), 2 usage, "
@@ -119,7 +120,8 @@ def run(args, out, err):
             if i:
                 print(file=out)
             try:
-                rc = verify_path(f, out, known_path=args.known, recount=args.recount,
+                rc = verify_path(f, out, Progress(err, f"nqanalyze verify: {f}"),
+                                 known_path=args.known, recount=args.recount,
                                  chunk_rows=args.chunk)
             except NQError as exc:
                 out.flush()
@@ -129,13 +131,15 @@ def run(args, out, err):
         return code
     if args.command == "plot":
         from .plots import plot_file
-        return plot_file(args.file, args.out, args.board, out)
+        return plot_file(args.file, args.out, args.board, out,
+                         progress=Progress(err, f"nqanalyze plot: {args.file}"))
     if args.command == "scaling":
         from .scaling import scaling
         return scaling(args.files, args.out, out, err)
     if args.command == "export":
         from .export import export
-        return export(args.file, args.csv, out)
+        return export(args.file, args.csv, out,
+                      progress=Progress(err, f"nqanalyze export: {args.file}"))
     raise AssertionError(args.command)
 
 

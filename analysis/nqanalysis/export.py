@@ -95,8 +95,8 @@ def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
     return count
 
 
-def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS):
-    with ResultFile(path) as rf:
+def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS, progress=None):
+    with ResultFile(path, progress) as rf:
         _ensure_dir(csv_dir)
         up = os.path.join(csv_dir, "units.csv")
         bp = os.path.join(csv_dir, "boards.csv")

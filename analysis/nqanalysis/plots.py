@@ -503,13 +503,13 @@ def board_for_plot(rf, index):
 
 
 # ------------------------------------------------------------------ driver
-def plot_file(path, out_dir, board_index=0, out=None):
+def plot_file(path, out_dir, board_index=0, out=None, progress=None):
     import sys
     out = out or sys.stdout
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"--out {out_dir}: exists and is not a directory")
     written = []
-    with ResultFile(path) as rf:
+    with ResultFile(path, progress) as rf:
         try:
             os.makedirs(out_dir, exist_ok=True)
         except OSError as exc:

@@ -129,8 +129,9 @@ def _norm(value):
 class ResultFile:
     """An opened nqueens result file.  Use as a context manager."""
 
-    def __init__(self, path):
+    def __init__(self, path, progress=None):
         self.path = str(path)
+        self.progress = progress   # a progress.Progress told of each chunk read, or None
         try:
             mode = os.stat(self.path).st_mode
         except FileNotFoundError:
@@ -325,7 +326,9 @@ class ResultFile:
         rows = self.unit_rows()
         step = int(chunk_rows or self.UNIT_CHUNK)
         for start in range(0, rows, step):
-            yield start, self.unit_slice(fields, slice(start, min(rows, start + step)))
+            chunk = self.unit_slice(fields, slice(start, min(rows, start + step)))
+            self._read("/units", start + step, rows)
+            yield start, chunk
 
     def units(self, fields=None):
         """The /units datasets of `fields` (default: all) whole, as iter_units gives them: only
@@ -355,7 +358,12 @@ class ResultFile:
             b = self.read("/boards/solutions", slice(start, stop))
             u = self.read("/boards/unit", slice(start, stop)) if unit is not None else None
             c = self.read("/boards/class_size", slice(start, stop)) if cls is not None else None
+            self._read("/boards", stop, total)
             yield start, b, u, c
+
+    def _read(self, what, done, total):
+        if self.progress is not None:
+            self.progress.rows(what, min(done, total), total)
 
 
 def _slice_text(sl):

@@ -1216,8 +1216,8 @@ class Verifier:
         return 0
 
 
-def verify_path(path, out=None, **kw):
+def verify_path(path, out=None, progress=None, **kw):
     """Verify one file; returns the exit code (0 pass, 1 fail, 3 unreadable)."""
     out = out or sys.stdout
-    with ResultFile(path) as rf:
+    with ResultFile(path, progress) as rf:
         return Verifier(rf, out, **kw).run()

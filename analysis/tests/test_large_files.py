@@ -3,8 +3,9 @@ memory does not grow with the number of units.  Each command runs in its own pro
 N = 17 at depth 1 (4,319 units) and at depth 4 (1,352,465 units), and the difference of their
 peak RSS is measured.  Reading /units whole, it was 728, 585 and 432 MB (about 320-540 bytes a
 unit); read in chunks, 75, 40 and 38 MB.  A long export ended by the scheduler's SIGTERM
-leaves the earlier CSV, not a truncated one."""
+leaves the earlier CSV, not a truncated one.  A long pass says how far it is on stderr."""
 
+import io
 import os
 import signal
 import subprocess
@@ -13,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import NQANALYZE, _bin_env, _binary
+from conftest import NQANALYZE, _bin_env, _binary, nq
 
 GROWTH_LIMIT_MB = 150   # for 1.35 M more units: ~110 bytes a unit, a third of the least of before
 
@@ -83,3 +84,37 @@ def test_sigterm_ends_an_export_with_the_earlier_csv_kept(n17_files, tmp_path):
     assert "nqanalyze export: terminated (SIGTERM)" in err
     assert earlier.read_text() == "id\n0\n" and not part.exists()
     assert sorted(os.listdir(csv)) == ["units.csv"]
+
+
+def test_progress_lines_come_after_FIRST_seconds_then_every_EVERY():
+    from nqanalysis.progress import EVERY, FIRST, Progress
+    now = [0.0]
+    err = io.StringIO()
+    p = Progress(err, "nqanalyze verify: f.h5", clock=lambda: now[0])
+    for done in range(0, 1001, 10):   # one chunk of 10 rows a second
+        p.rows("/units", done, 1000)
+        now[0] += 1.0
+    lines = err.getvalue().splitlines()
+    want = int((100 - FIRST) // EVERY) + 1
+    assert len(lines) == want, lines
+    assert lines[0] == f"nqanalyze verify: f.h5: /units {int(FIRST) * 10:,} of 1,000 rows " \
+                       f"({int(FIRST)} %), {int(FIRST)} s"
+    # a second pass (done back to the start) waits FIRST seconds again; a short one says nothing
+    for done in (10, 20, 30):
+        p.rows("/units", done, 1000)
+        now[0] += 1.0
+    assert err.getvalue().splitlines() == lines
+
+
+def test_a_long_verify_says_how_far_it_is_on_stderr_only(runs, monkeypatch):
+    import nqanalysis.progress as progress
+    quiet = nq("verify", runs["count10"], "--chunk", "50")
+    assert quiet.rc == 0 and quiet.err == ""
+    monkeypatch.setattr(progress, "FIRST", 0.0)
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    r = nq("verify", runs["count10"], "--chunk", "50")
+    assert r.rc == 0 and r.out == quiet.out, r
+    rows = [ln for ln in r.err.splitlines() if ": /units " in ln]
+    assert rows and all(ln.startswith(f"nqanalyze verify: {runs['count10']}: /units ")
+                        for ln in rows), r.err
+    assert rows[0].split(": /units ")[1].startswith("100 of "), rows[0]
