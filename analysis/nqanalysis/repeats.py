@@ -12,11 +12,13 @@ from .boards import mix_keys
 class RepeatedKeys:
     """Keys added chunk by chunk.  Up to `budget` keys are held in memory; when up to `expected`
     keys may come and that is more, they are split by a hash of the key into ceil(expected /
-    budget) parts, each written to a temporary file and sorted on its own, so that equal keys
-    meet in one part and memory stays at about `budget` keys."""
+    budget) parts (at most MAX_PARTS), each written to a temporary file and sorted on its own,
+    so that equal keys meet in one part and memory stays at about `budget` keys."""
+
+    MAX_PARTS = 256   # open files at once; past it a part holds more than `budget` keys
 
     def __init__(self, expected, budget):
-        self.parts = max(1, -(-int(expected) // int(budget)))
+        self.parts = min(self.MAX_PARTS, max(1, -(-int(expected) // int(budget))))
         self._held = np.empty(int(expected) if self.parts == 1 else 0, dtype=np.uint64)
         self._count = 0
         self._dir = self._files = None

@@ -450,3 +450,22 @@ def test_verify_reads_units_in_chunks_and_finds_what_spans_them(runs, symmetry_r
     # unchanged, the file passes read 7 rows at a time as well
     rc, clean = _verify_text(src, chunk_rows=7, key_budget=10)
     assert rc == 0 and clean == _verify_text(src)[1], clean
+
+
+@pytest.mark.parametrize("budget", [1 << 20, 1000, 3])
+def test_repeated_keys_held_or_spilled_find_every_repeat(tmp_path, monkeypatch, budget):
+    """RepeatedKeys in memory (one part), spilled to 20 parts, and spilled with a budget that
+    would need 6,667 files, capped at MAX_PARTS: the same repeats, and no file left."""
+    import tempfile
+    from nqanalysis.repeats import RepeatedKeys
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    keys = np.random.default_rng(7).integers(0, 15000, 20000).astype(np.uint64)
+    values, counts = np.unique(keys, return_counts=True)
+    rk = RepeatedKeys(len(keys), budget)
+    assert rk.parts == min(RepeatedKeys.MAX_PARTS, -(-len(keys) // budget))
+    for s in range(0, len(keys), 777):
+        rk.add(keys[s:s + 777])
+    extra, distinct, found = rk.repeated(limit=50)
+    assert extra == int((counts - 1).sum()) and distinct == int((counts > 1).sum())
+    assert found.tolist() == values[counts > 1][:50].tolist()
+    assert list(tmp_path.iterdir()) == []
