@@ -16,7 +16,7 @@ from .resultfile import (BOARD_DATASETS, READABLE_VERSIONS, UNIT_DATASETS, WIDE_
                          ResultFile, dtype_problem, root_attrs, unit_scheme)
 
 MAX_DETAILS = 10
-CHUNK_ROWS = 1 << 17            # boards per chunk (~2 MB of uint8 for N = 16)
+CHUNK_ROWS = 1 << 17            # rows of /boards or /units per chunk (--chunk)
 KEY_BUDGET = 16 * 1024 * 1024   # uint64 keys held at once for duplicate detection (128 MB)
 RECOUNT_AUTO_MAX_N = 10         # recount every unit with the Python solver up to this N
 COVERAGE_LIMIT = 2_000_000      # largest placement enumeration for the unit coverage check
@@ -416,10 +416,11 @@ class _BorderCover(_PlacementCheck):
                            lambda r: f"row {r} (unit id {int(ids[r - start])}) [{_fmt_pl(pl[r - start])}]")
         if self.notborder.count:
             return
-        bt = B.border_tuples(pl, n)
-        bkeys = ((bt[:, 0] * n + bt[:, 1]) * n + bt[:, 2]) * n + bt[:, 3]
-        ukeys, first, inv, counts = np.unique(bkeys, return_index=True, return_inverse=True,
-                                              return_counts=True)
+        keys, _, vals, _ = next(self.placements(start, ch))
+        self.keys.add(keys)
+        bt = vals[:, :4]   # the borders, and their keys (4 digits of base n: exact)
+        ukeys, first, inv, counts = np.unique(_row_keys(bt, n)[0], return_index=True,
+                                              return_inverse=True, return_counts=True)
         size = np.empty(len(ukeys), dtype=np.int64)
         for i, k in enumerate(ukeys.tolist()):
             b = self.borders.get(k)
@@ -433,8 +434,6 @@ class _BorderCover(_PlacementCheck):
                         lambda r: f"/units/multiplicity row {r} (unit id {int(ids[r - start])}): "
                                   f"{int(mult[r - start])}, but its border has "
                                   f"{int(size[r - start])} distinct images")
-        for keys, _, _, _ in self.placements(start, ch):
-            self.keys.add(keys)
 
     def report_valid(self):
         v, rep, U, n, depth = self.v, self.v.rep, self.v.U, self.v.n, self.v.depth
