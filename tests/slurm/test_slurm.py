@@ -706,6 +706,13 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
                      r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
 
 
+CORE_TIME = r"about ([\d,]+) core-(second|minute|hour)s?"   # the dry run's core time: two significant digits
+
+
+def core_seconds(number, unit):
+    return int(number.replace(",", "")) * {"second": 1, "minute": 60, "hour": 3600}[unit]
+
+
 def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, env):
     """The dry run that submit runs first estimates the core-hours of the search (its `compute` line,
     a shard's share with --shards); submit divides them by the job's CPUs (ranks x CPUs per task) and
@@ -744,19 +751,12 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
     for n, cpus in [(21, 2), (22, 4), (27, 64)]:
         bare = write_job(tmp_path, f"bare{n}.toml", n=n, mode="count")
         res = run([str(SLURM / "submit"), str(bare), "--dry-run", "-c", str(cpus)], cwd=tmp_path, env=env)
-        c = re.search(r"^submit: compute .*: about ([\d,]+) core-(minute|hour)s at ", res.stderr, re.M)
+        c = re.search(rf"^submit: compute .*: {CORE_TIME} at ", res.stderr, re.M)   # "1 core-hour" on a busy host
         assert res.returncode == 0 and c, res.stderr
-        core_s = int(c.group(1).replace(",", "")) * (60 if c.group(2) == "minute" else 3600)
+        core_s = core_seconds(c[1], c[2])
         minutes = min(24 * 60, math.ceil(4 * core_s / cpus / 60 + 5))
         assert f" --time={minutes} " in res.stderr, (minutes, res.stderr)
         assert bool(note.search(res.stderr)) == (n == 27), res.stderr   # N = 27: ~10,000 h on 64 CPUs, a day a run
-
-
-CORE_TIME = r"about ([\d,]+) core-(second|minute|hour)s?"   # the dry run's core time: two significant digits
-
-
-def core_seconds(number, unit):
-    return int(number.replace(",", "")) * {"second": 1, "minute": 60, "hour": 3600}[unit]
 
 
 def test_submit_times_a_resumed_job_by_what_its_journal_leaves(tmp_path, env, nqueens_bin):
