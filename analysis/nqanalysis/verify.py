@@ -1124,16 +1124,8 @@ class Verifier:
                            f"{int(units['solutions'][r])} = {int(want[r])}"
                            for r in diff[:MAX_DETAILS]], total=len(diff))
             if self.whole and n_invalid == 0:
-                probs = []
-                for name, have, want in (("unique", unique_attr, canon_count),
-                                         ("rot180_fixed", rf.int_attr("rot180_fixed"), p_fixed),
-                                         ("rot90_fixed", rf.int_attr("rot90_fixed"), r_fixed)):
-                    if have != want:
-                        probs.append(f"root attribute {name} = {have}, the boards give {want}")
-                rep.check(not probs, f"boards give unique {canon_count}, rot180_fixed {p_fixed}, "
-                          f"rot90_fixed {r_fixed}, as the root attributes say",
-                          "symmetry counts derived from /boards differ from the root attributes",
-                          probs)
+                self.check_symmetry_counts((("unique", unique_attr, canon_count),
+                                            *self.fixed_counts(p_fixed, r_fixed)))
         else:
             rep.check(n_noncanon == 0,
                       "/boards/solutions: every board is its class's canonical representative",
@@ -1150,17 +1142,23 @@ class Verifier:
                           f"sum(/boards/class_size) = {class_sum} but root attribute total = "
                           f"{total_attr}")
                 if n_invalid == 0 and n_badclass == 0:
-                    probs = []
-                    for name, have, want in (("rot180_fixed", rf.int_attr("rot180_fixed"), p_fixed),
-                                             ("rot90_fixed", rf.int_attr("rot90_fixed"), r_fixed)):
-                        if have != want:
-                            probs.append(f"root attribute {name} = {have}, the boards give {want}")
-                    rep.check(not probs, f"boards give rot180_fixed {p_fixed}, rot90_fixed "
-                              f"{r_fixed}, as the root attributes say",
-                              "symmetry counts derived from /boards differ from the root attributes",
-                              probs)
+                    self.check_symmetry_counts(self.fixed_counts(p_fixed, r_fixed))
             else:
                 rep.info("class counts vs total/unique skipped (partial or shard file)")
+
+    def fixed_counts(self, p_fixed, r_fixed):
+        """(root attribute, its value, what the boards give) of the boards fixed by the rotations."""
+        return (("rot180_fixed", self.rf.int_attr("rot180_fixed"), p_fixed),
+                ("rot90_fixed", self.rf.int_attr("rot90_fixed"), r_fixed))
+
+    def check_symmetry_counts(self, derived):
+        """The counts the boards give against the root attributes: `derived` holds (attribute
+        name, its value, what the boards give)."""
+        probs = [f"root attribute {name} = {have}, the boards give {want}"
+                 for name, have, want in derived if have != want]
+        self.rep.check(not probs, "boards give " + ", ".join(f"{name} {want}" for name, _, want in derived)
+                       + ", as the root attributes say",
+                       "symmetry counts derived from /boards differ from the root attributes", probs)
 
     def check_duplicates(self, board_keys, exact, S):
         rep = self.rep
