@@ -110,6 +110,28 @@ def _rows_text(rows, limit=MAX_DETAILS, total=None):
     return text
 
 
+class _TypeCheck:
+    """The schema's types checked for a kind of object (root attributes, /units or /boards
+    datasets): a different category fails, another width or signedness warns, each reported
+    once for all the objects."""
+
+    def __init__(self, what):
+        self.what, self.fails, self.warns = what, [], []
+
+    def add(self, where, severity, message):
+        """One object's dtype_problem() result."""
+        if severity == "fail":
+            self.fails.append(f"{where} {message}")
+        elif severity == "warn":
+            self.warns.append(f"{where} {message}")
+
+    def report(self, rep):
+        if self.fails:
+            rep.fail(f"{self.what} types differ from the schema", self.fails)
+        if self.warns:
+            rep.warn(f"{self.what} storage types differ from the schema", self.warns)
+
+
 class _Tally:
     """Rows with one kind of problem (global /units rows): how many, the first of them, and the
     descriptions of the first MAX_DETAILS."""
@@ -640,7 +662,7 @@ class Verifier:
         rf, rep = self.rf, self.rep
         schema = root_attrs(rf.format_version)
         missing = [k for k in schema if k not in rf.attrs]
-        type_fail, type_warn = [], []
+        types = _TypeCheck("root attribute")
         for k, kind in schema.items():
             if k not in rf.attrs:
                 continue
@@ -650,17 +672,11 @@ class Verifier:
                 if raw.kind == "O":
                     sev, msg = "warn", ("is a variable-length string, the schema says "
                                         "fixed-length ASCII")
-            if sev == "fail":
-                type_fail.append(f"root attribute '{k}' {msg}")
-            elif sev == "warn":
-                type_warn.append(f"root attribute '{k}' {msg}")
+            types.add(f"root attribute '{k}'", sev, msg)
         if missing:
             rep.fail(f"root attributes missing: {', '.join(missing)}")
-        if type_fail:
-            rep.fail("root attribute types differ from the schema", type_fail)
-        if type_warn:
-            rep.warn("root attribute storage types differ from the schema", type_warn)
-        if not missing and not type_fail:
+        types.report(rep)
+        if not missing and not types.fails:
             rep.ok(f"root attributes: all {len(schema)} present with the schema's types")
 
         a = rf.attrs
@@ -741,25 +757,18 @@ class Verifier:
         if missing:
             rep.fail(f"/units datasets missing: {', '.join('/units/' + k for k in missing)}")
             return False
-        type_fail, type_warn, shape_bad = [], [], []
+        types, shape_bad = _TypeCheck("/units dataset"), []
         lengths = {}
         for k, (kind, rank) in UNIT_DATASETS.items():
             ds = grp[k]
             if not hasattr(ds, "dtype"):
                 shape_bad.append(f"/units/{k} is not a dataset")
                 continue
-            sev, msg = dtype_problem(ds.dtype, kind)
-            if sev == "fail":
-                type_fail.append(f"/units/{k} {msg}")
-            elif sev == "warn":
-                type_warn.append(f"/units/{k} {msg}")
+            types.add(f"/units/{k}", *dtype_problem(ds.dtype, kind))
             if ds.ndim != rank:
                 shape_bad.append(f"/units/{k} has shape {ds.shape}, expected rank {rank}")
             lengths[k] = ds.shape[0] if ds.ndim else None
-        if type_fail:
-            rep.fail("/units dataset types differ from the schema", type_fail)
-        if type_warn:
-            rep.warn("/units dataset storage types differ from the schema", type_warn)
+        types.report(rep)
         u = lengths.get("id")
         for k, ln in lengths.items():
             if ln != u:
@@ -770,7 +779,7 @@ class Verifier:
         if shape_bad:
             rep.fail("/units dataset shapes are inconsistent", shape_bad)
             return False
-        if type_fail:
+        if types.fails:
             return False
         U = self.U = rf.unit_rows()
         ud = self.rf.int_attr("units_done")
@@ -910,28 +919,21 @@ class Verifier:
             rep.warn("/boards/class_size present although boards_stored is all")
         sol = grp["solutions"]
         S = sol.shape[0] if sol.ndim else 0
-        probs, tfail, twarn = [], [], []
+        probs, types = [], _TypeCheck("/boards dataset")
         for k in need:
             ds = grp[k]
             kind, rank = BOARD_DATASETS[k]
-            sev, msg = dtype_problem(ds.dtype, kind)
-            if sev == "fail":
-                tfail.append(f"/boards/{k} {msg}")
-            elif sev == "warn":
-                twarn.append(f"/boards/{k} {msg}")
+            types.add(f"/boards/{k}", *dtype_problem(ds.dtype, kind))
             if ds.ndim != rank:
                 probs.append(f"/boards/{k} has shape {ds.shape}, expected rank {rank}")
             elif ds.shape[0] != S:
                 probs.append(f"/boards/{k} has {ds.shape[0]} rows but /boards/solutions has {S}")
         if sol.ndim == 2 and sol.shape[1] != n:
             probs.append(f"/boards/solutions has {sol.shape[1]} columns but n = {n}")
-        if tfail:
-            rep.fail("/boards dataset types differ from the schema", tfail)
-        if twarn:
-            rep.warn("/boards dataset storage types differ from the schema", twarn)
+        types.report(rep)
         if probs:
             rep.fail("/boards dataset shapes are inconsistent", probs)
-        if tfail or probs:
+        if types.fails or probs:
             return
         filt = []
         if sol.chunks is None:
