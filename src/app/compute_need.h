@@ -15,18 +15,27 @@ namespace nq::app {
 
 // The time a node of the search takes here: one thread, the kernel a run uses, whole units of a
 // fixed plan (kTimedN's border plan, every kTimedStride-th unit, until kTimedSeconds have passed;
-// ~0.2 s on an AVX-512 core). Per node, sampled units of N = 20-26 took 0.7-1.2x the time of
-// N = 18's on the same core, as much as the host's own noise (docs/usage.md).
+// ~0.2 s on an AVX-512 core), searched in up to kTimedPasses passes, the fastest kept (a first
+// pass after a minute idle took 0.40 s here, the next two 0.36 and 0.29). Per node, sampled units of N = 20-26
+// took 0.7-1.2x the time of N = 18's on the same core, as much as the host's own noise
+// (docs/usage.md).
 inline constexpr int kTimedN = 18;
 inline constexpr int kTimedStride = 24;
 inline constexpr double kTimedSeconds = 1.0;
+inline constexpr int kTimedPasses = 3;
+inline constexpr double kTimedBudget = 1.5;   // seconds all passes may take: a pass more only within it
 struct NodeTime {
   std::uint64_t units = 0;   // timed
   double nodes = 0;          // their search's
-  double seconds = 0;        // it took
+  double seconds = 0;        // it took (the fastest pass)
+  int passes = 1;            // over those units
   double seconds_per_node() const { return seconds / nodes; }
 };
 NodeTime time_nodes_here();
+// The passes after the first (`first`, its units, nodes and seconds): `pass()` searches the same
+// units again and returns its seconds; passes go on while fewer than kTimedPasses and while the
+// time spent plus the fastest pass so far stays within kTimedBudget. Keeps the fastest.
+NodeTime keep_fastest_pass(NodeTime first, const std::function<double()>& pass);
 
 // The units a resumed run skips (its journal's records, or a partial count file's units) and the
 // nodes their search took, each unit counted once (a unit recomputed after a crash may be

@@ -257,7 +257,7 @@ def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_w
 
 COMPUTE = re.compile(r"about ([\d.e+]+) search nodes \(sampled, \+-(\d+) %\): about ([\d,]+) core-hours at ([\d.]+) ns "
                      r"a node, as timed here \(([\w-]+) kernel, one thread: (\d+) units of N = 18, ([\d.e+]+) nodes in "
-                     r"([\d.]+) s\); shard 0/4: about ([\d,]+) core-hours")
+                     r"([\d.]+) s, (?:one pass|the fastest of [23] passes)\); shard 0/4: about ([\d,]+) core-hours")
 
 
 def sampled_plan(n):

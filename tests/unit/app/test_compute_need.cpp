@@ -7,6 +7,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 #include "app/compute_need.h"
 #include "app/plan_limits.h"
 #include "core/known_counts.h"
@@ -57,7 +59,7 @@ TEST(ComputeNeed, TheSampledNodesAtTheTimedPaceInCoreHoursAndAShardsShare) {
   EXPECT_EQ(line_of(params(27), units),
             std::string("compute  ") + nodes + ": about " +
                 app::with_commas(static_cast<std::uint64_t>(std::stod(hours))) + " core-hours at 1.00 ns a node, as timed here (" +
-                core::kernel_name() + " kernel, one thread: 10 units of N = 18, 2e+09 nodes in 2.00 s)\n");
+                core::kernel_name() + " kernel, one thread: 10 units of N = 18, 2e+09 nodes in 2.00 s, one pass)\n");
   core::JobParams shard = params(27);
   shard.shard = core::parse_shard("1/4");
   const std::string line = line_of(shard, units);
@@ -126,4 +128,31 @@ TEST(ComputeNeed, TheTimerTimesEveryStridethUnitOfN18AndTheirNodesAreTheirSearch
   EXPECT_EQ(t.nodes, nodes);
   EXPECT_GT(t.seconds, 0);
   EXPECT_DOUBLE_EQ(t.seconds_per_node(), t.seconds / t.nodes);
+  EXPECT_GE(t.passes, 1);
+  EXPECT_LE(t.passes, app::kTimedPasses);
+}
+
+TEST(ComputeNeed, TheTimerKeepsTheFastestOfItsPassesWithinItsBudget) {
+  // The passes' seconds, as a fake pass returns them one after the other.
+  const auto timed = [](double first, std::vector<double> next) {
+    std::size_t calls = 0;
+    const app::NodeTime t = app::keep_fastest_pass(app::NodeTime{.units = 239, .nodes = 3.6e8, .seconds = first},
+                                                   [&] { return next.at(calls++); });
+    EXPECT_EQ(calls, static_cast<std::size_t>(t.passes - 1));
+    EXPECT_EQ(t.units, 239u);
+    EXPECT_EQ(t.nodes, 3.6e8);
+    return std::pair{t.seconds, t.passes};
+  };
+  // A slow first pass (a cold CPU) and two faster ones: the fastest is kept, whichever it is.
+  EXPECT_EQ(timed(0.5, {0.2, 0.25}), std::pair(0.2, 3));
+  EXPECT_EQ(timed(0.5, {0.3, 0.21}), std::pair(0.21, 3));
+  EXPECT_EQ(timed(0.2, {0.3, 0.4}), std::pair(0.2, 3));
+  // No more than kTimedPasses, and a pass more only where the time spent and the fastest pass
+  // so far stay within kTimedBudget (1.5 s): 0.9 s leaves no room for another of 0.9 s, 0.7 s does
+  // for one, after which 0.7 + 0.4 + 0.4 fits and a third is run.
+  static_assert(app::kTimedPasses == 3 && app::kTimedBudget == 1.5);
+  EXPECT_EQ(timed(0.9, {}), std::pair(0.9, 1));
+  EXPECT_EQ(timed(0.7, {0.4, 0.35}), std::pair(0.35, 3));
+  EXPECT_EQ(timed(0.7, {0.75}), std::pair(0.7, 2));
+  EXPECT_EQ(timed(1.0, {}), std::pair(1.0, 1));   // a slow kernel's first pass, cut at kTimedSeconds
 }
