@@ -17,9 +17,12 @@ An N without a published count (N >= 28) has no Q(N) for the model: it needs a s
 (exit 2 otherwise)."""
 import argparse
 import csv
-import math
 import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import estimates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,18 +80,13 @@ def main():
     q = known_totals()
     sampled = {}
     try:
-        lines = Path(a.sampled).read_text().splitlines() if a.sampled else []
+        _, est = estimates.read(a.sampled) if a.sampled else ([], {})
     except OSError as e:
         ap.error(f"--sampled {a.sampled}: {e.strerror}")
-    for line in lines:
-        w = line.split()
-        # The kernel nqueens runs: vector (AVX-512), or avx2 where nq_engines ran without it.
-        if len(w) >= 5 and w[0] == "estimate" and w[2] in ("vector", "avx2"):
-            nodes = float(w[8]) if len(w) >= 10 else 0.0
-            if nodes > 0:
-                sampled[int(w[1])] = (a.ns_per_node * 1e-9 * nodes, float(w[9]))
-            else:
-                sampled[int(w[1])] = (float(w[3]), float(w[4]))
+    # The kernel nqueens runs: vector (AVX-512), or avx2 where nq_engines ran without it.
+    for (engine, n), e in est.items():
+        if engine in ("vector", "avx2"):
+            sampled[n] = (a.ns_per_node * 1e-9 * e.nodes, e.nodes_rel_se) if e.nodes > 0 else (e.core_s, e.rel_se)
     measured = {int(k): int(v) for k, v in (p.split(":") for p in a.nodes.split(","))}
     ns = sorted(measured)
     per_sol = {n: measured[n] / q[n] for n in ns}

@@ -53,22 +53,6 @@ for n in $ns; do
   }' >>"$out"
 done
 
-# The table: ours (the first engine, as nq_engines names it: avx2 for vector on a CPU without
-# AVX-512) against the peer, and the growth per N of each.
-awk '
-  $1 == "estimate" && $3 != "peer" && first == "" { first = $3 }
-  $1 == "estimate" && ($3 == first || $3 == "peer") { t[$2, $3] = $4; e[$2, $3] = $5; seen[$2] = 1 }
-  END {
-    printf "\n%3s %18s %18s %12s %14s %14s\n", "N", "ours core-s", "peer core-s", "ours/peer", "ours growth", "peer growth"
-    n = 0; for (k in seen) list[++n] = k + 0
-    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (list[j] < list[i]) { x = list[i]; list[i] = list[j]; list[j] = x }
-    for (i = 1; i <= n; i++) {
-      k = list[i]; o = t[k, first]; p = t[k, "peer"]
-      os = o ? sprintf("%.4g +-%.0f%%", o, 100 * e[k, first]) : "-"
-      ps = p ? sprintf("%.4g +-%.0f%%", p, 100 * e[k, "peer"]) : "-"
-      r = (o && p) ? sprintf("%.3f +-%.0f%%", o / p, 100 * sqrt(e[k, first] ^ 2 + e[k, "peer"] ^ 2)) : "-"
-      go = (o && t[k - 1, first]) ? sprintf("x%.2f +-%.0f%%", o / t[k - 1, first], 100 * sqrt(e[k, first] ^ 2 + e[k - 1, first] ^ 2)) : "-"
-      gp = (p && t[k - 1, "peer"]) ? sprintf("x%.2f +-%.0f%%", p / t[k - 1, "peer"], 100 * sqrt(e[k, "peer"] ^ 2 + e[k - 1, "peer"] ^ 2)) : "-"
-      printf "%3d %18s %18s %12s %14s %14s\n", k, os, ps, r, go, gp
-    }
-  }' "$out"
+# The table (ours: the first engine, as nq_engines names it, avx2 for vector on a CPU without
+# AVX-512), the growth per N of each, its fit over N >= 21 and ours / peer extrapolated to N = 27.
+/usr/bin/python3 bench/growth.py "$out"
