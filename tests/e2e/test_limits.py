@@ -18,8 +18,8 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import (EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
-                      journal_record, journaled_units, kill_group, needs, needs_the_16_gib_cap, pid_of_rank,
+from conftest import (CORE_TIME, EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
+                      journal_record, journaled_units, kill_group, core_seconds, needs, needs_the_16_gib_cap, pid_of_rank,
                       process_state, run, set_counts, start, stop_after, units_table, wait_until, when_stopped)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
@@ -296,15 +296,6 @@ def test_a_dry_run_estimates_the_core_hours_from_the_plans_sampled_nodes_at_the_
                       (["--n", 19, "--mode", "boards"], "in boards mode, storing the boards takes most of the time")]:
         lines = needs(run(["run", *args, "--dry-run"], timeout=60, check=0, cwd=workdir).stdout)
         assert lines["compute"].startswith("not estimated: " + why), lines["compute"]
-
-
-CORE_TIME = r"about ([\d,]+) core-(second|minute|hour)s?"   # the dry run's core time: two significant digits
-
-
-def core_seconds(number, unit):
-    """(seconds, seconds of one of its unit) of a CORE_TIME match's groups."""
-    one = {"second": 1, "minute": 60, "hour": 3600}[unit]
-    return int(number.replace(",", "")) * one, one
 
 
 def test_a_dry_run_of_a_resume_takes_the_journaled_units_nodes_off_the_core_time(workdir):

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from nqtest import (env as nq_env, cpu_seconds, fault_env, journaled_units, kill_group, process_state, stop_after,
-                    wait_until)
+from nqtest import (CORE_TIME, env as nq_env, core_seconds, cpu_seconds, fault_env, journaled_units, kill_group,
+                    process_state, stop_after, wait_until)
 from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs, job_ranks,
                        log_text, run, write_job)
 
@@ -706,13 +706,6 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
                      r"over the limit of 1,073,741,824", err) and "nothing was queued" in err and not cmds, err
 
 
-CORE_TIME = r"about ([\d,]+) core-(second|minute|hour)s?"   # the dry run's core time: two significant digits
-
-
-def core_seconds(number, unit):
-    return int(number.replace(",", "")) * {"second": 1, "minute": 60, "hour": 3600}[unit]
-
-
 def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, env):
     """The dry run that submit runs first estimates the core-hours of the search (its `compute` line,
     a shard's share with --shards); submit divides them by the job's CPUs (ranks x CPUs per task) and
@@ -753,7 +746,7 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
         res = run([str(SLURM / "submit"), str(bare), "--dry-run", "-c", str(cpus)], cwd=tmp_path, env=env)
         c = re.search(rf"^submit: compute .*: {CORE_TIME} at ", res.stderr, re.M)   # "1 core-hour" on a busy host
         assert res.returncode == 0 and c, res.stderr
-        core_s = core_seconds(c[1], c[2])
+        core_s, _ = core_seconds(c[1], c[2])
         minutes = min(24 * 60, math.ceil(4 * core_s / cpus / 60 + 5))
         assert f" --time={minutes} " in res.stderr, (minutes, res.stderr)
         assert bool(note.search(res.stderr)) == (n == 27), res.stderr   # N = 27: ~10,000 h on 64 CPUs, a day a run
@@ -781,7 +774,7 @@ def test_submit_times_a_resumed_job_by_what_its_journal_leaves(tmp_path, env, nq
     c = re.search(rf"^submit: compute .*: {CORE_TIME} at .*; left after the ([\d,]+) units done "
                   rf"\(.*, in the journal\): {CORE_TIME}$", res.stderr, re.M)
     assert res.returncode == 0 and c, res.stderr
-    whole, left = core_seconds(c[1], c[2]), core_seconds(c[4], c[5])
+    (whole, _), (left, _) = core_seconds(c[1], c[2]), core_seconds(c[4], c[5])
     assert int(c.group(3).replace(",", "")) >= 40000 and left <= whole, res.stderr
     assert f" --time={math.ceil(4 * left / 60 + 5)} " in res.stderr, res.stderr
     # The figure submit takes from the dry run's lines is what is left (N = 19's few core-seconds
@@ -791,7 +784,7 @@ def test_submit_times_a_resumed_job_by_what_its_journal_leaves(tmp_path, env, nq
     loader.exec_module(submit)
     dry = subprocess.run([str(nqueens_bin), "run", str(job), "--dry-run"], cwd=tmp_path, capture_output=True, text=True)
     line = re.search(rf"^compute .*; left after .*: {CORE_TIME}$", dry.stdout, re.M)
-    assert line and submit.compute_seconds(dry.stdout) == core_seconds(line[1], line[2]) <= whole, dry.stdout
+    assert line and submit.compute_seconds(dry.stdout) == core_seconds(line[1], line[2])[0] <= whole, dry.stdout
 
 
 def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard_as_it_will_run(tmp_path, env,

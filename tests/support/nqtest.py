@@ -193,6 +193,17 @@ def process_state(pid):
     return fields[0] if fields else None
 
 
+# The core time a dry run's `compute` line prints: two significant digits, in the unit that reads
+# best at the pace timed (seconds on a fast host, minutes or hours on a slow or busy one).
+CORE_TIME = r"about ([\d,]+) core-(second|minute|hour)s?"
+
+
+def core_seconds(number, unit):
+    """(seconds, seconds of one of its unit) of a CORE_TIME match's groups."""
+    one = {"second": 1, "minute": 60, "hour": 3600}[unit]
+    return int(number.replace(",", "")) * one, one
+
+
 def cpu_seconds(pid):
     """The CPU time process `pid` has used, all its threads (user + system), 0 if it is gone."""
     fields = stat_fields(pid)
