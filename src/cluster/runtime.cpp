@@ -26,8 +26,11 @@ namespace nq::cluster {
 namespace {
 
 // kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line;
-// kTagAlive nothing (a worker holding work that sent nothing for kAliveSeconds).
-enum Tag : int { kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5, kTagAlive = 6 };
+// kTagAlive nothing (a worker holding work that sent nothing for kAliveSeconds); kTagRelease
+// nothing (every worker confirmed the stop: they may finalize, see run_worker).
+enum Tag : int {
+  kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5, kTagAlive = 6, kTagRelease = 7
+};
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
 
 // The pause of a polling loop with nothing to do: 50 us after activity, doubling while idle up
@@ -579,6 +582,14 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   }
   for (int w = 1; w < size; ++w)
     if (!stopped[w]) out.unresponsive.push_back(w);
+  // Every worker confirmed: they may finalize. Until then they wait outside MPI_Finalize, for the
+  // app ends a job with an unresponsive rank with MPI_Abort, and an MPI_Abort while some ranks
+  // wait in MPI_Finalize and another never got there makes Open MPI 4.1.4's mpirun hang or crash
+  // in its own finalize (docs/faults.md).
+  if (out.unresponsive.empty()) {
+    hooks.on_workers_stopped();
+    for (int w = 1; w < size; ++w) sender.send(w, kTagRelease, {});
+  }
   // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
   while (out.unresponsive.empty() && !sender.empty() && seconds_since(stop_t0) < kRemoteStopWaitSeconds + kStopWaitSeconds) {
     sender.poll();
@@ -658,6 +669,8 @@ void run_worker(const MpiSession& mpi) {
   }
   std::uint64_t kib = peak_rss_kib();
   check_mpi(MPI_Send(&kib, sizeof kib, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
+  // MPI_Finalize only once the master releases us (see run_master); its MPI_Abort ends the wait.
+  while (!try_receive(0, kTagRelease)) std::this_thread::sleep_for(kIdleSleep);
 }
 
 std::uint64_t peak_rss_kib() {

@@ -12,6 +12,9 @@
 //   - a worker that stops answering (Scheduler::stalled) gets no more work and its batches are
 //     handed to the others; once every unit is done the master stops the workers, waits
 //     kStopWaitSeconds, and reports those that did not answer (the app then calls abort());
+//     the workers that confirmed wait outside MPI_Finalize until the master releases them (all
+//     confirmed) or aborts: Open MPI 4.1.4's mpirun can hang in its own finalize after an
+//     MPI_Abort that finds some ranks in MPI_Finalize (docs/faults.md);
 //   - an exception that escapes on any rank of a job of several ranks ends with abort().
 // MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL: an MPI error (a lost peer, a broken link) aborts
 // the whole job through the MPI runtime; check_mpi() still checks every call's code.
@@ -133,6 +136,9 @@ class MasterHooks {
   // stopped: the app writes its result file here, so a rank that does not stop cannot keep
   // finished work from the disk.
   virtual void on_finished(const JobOutcome& outcome) = 0;
+  // Every worker confirmed the stop. They wait until this returns, then the master releases
+  // them to MPI_Finalize (not called when one did not confirm: the app ends the job with abort()).
+  virtual void on_workers_stopped() {}
 };
 
 

@@ -4,11 +4,14 @@
 // others waiting in the next run): checks there are EXPECT_* and skip what they guard. An
 // exception out of a run (which gtest would catch on that rank alone) ends every rank at once.
 #include <gtest/gtest.h>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include "core/boards.h"
 #include "core/known_counts.h"
 #include "core/total.h"
@@ -46,8 +49,9 @@ proto::JobSpec job_for(int n, int depth, bool boards = false, core::BoardSet set
 }
 
 // Runs one job on all ranks; rank 0 gets the collected results.
-Collect run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
-  Collect c;
+template <class Hooks = Collect>
+Hooks run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = [](std::uint64_t) { return false; }) {
+  Hooks c;
   const auto& mpi = test::mpi();
   try {
     if (mpi.rank() == 0) {
@@ -127,6 +131,34 @@ TEST(Distributed, SkippedUnitsAreNotComputedAndTheRestAre) {
   if (test::mpi().rank() != 0) return;
   const core::UnitPlan plan(11, 3);
   for (const auto& u : plan.units()) EXPECT_EQ(c.results.count(u.id), skip(u.id) ? 0u : 1u) << u.id;
+}
+
+// A worker that confirmed the stop leaves run_worker, for MPI_Finalize, only once the master
+// released it, after every worker confirmed: an MPI_Abort that finds some ranks in MPI_Finalize
+// and one that never got there can hang Open MPI 4.1's mpirun (docs/faults.md). The master
+// takes 300 ms over on_workers_stopped; a worker that left as it confirmed would be out before
+// that began. The ranks share a host, so one steady clock.
+TEST(Distributed, WorkersLeaveOnlyOnceTheMasterReleasesThem) {
+  using Clock = std::chrono::steady_clock;
+  struct SlowRelease : Collect {
+    Clock::time_point released{};
+    void on_workers_stopped() override {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      released = Clock::now();
+    }
+  };
+  const auto c = run<SlowRelease>(job_for(8, 2));
+  const auto left = Clock::now().time_since_epoch().count();   // a worker's: run_worker returned
+  const auto& mpi = test::mpi();
+  const auto times = mpi.gather_text(std::to_string(left));
+  if (mpi.rank() != 0) return;
+  ASSERT_NE(c.released, Clock::time_point{}) << "on_workers_stopped was not called";
+  for (int w = 1; w < mpi.size(); ++w) {
+    const Clock::time_point t{Clock::duration{std::stoll(times[w])}};
+    EXPECT_TRUE(t >= c.released) << "worker " << w << " left "
+                                 << std::chrono::duration<double, std::milli>(c.released - t).count()
+                                 << " ms before the master released it";
+  }
 }
 
 // The collectives `nqueens check` agrees through: sums of 64-bit counts past 2^32, rank 0's
