@@ -757,7 +757,10 @@ RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
   const auto warnings = mpi.gather_warnings();   // collective: every rank takes part
   if (mpi.rank() != 0) {
     install_worker_signals();
-    cluster::run_worker(mpi);
+    if (const auto master_silent = cluster::run_worker(mpi)) {
+      std::cerr << "nqueens: " << *master_silent << "\n";
+      return {.code = kRankFailed, .abort_job = true};
+    }
     return {};
   }
   for (const auto& w : warnings) std::cerr << "nqueens: warning: " << w << "\n";

@@ -14,6 +14,7 @@
 #include <limits>
 #include <list>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include "core/parallel.h"
@@ -26,10 +27,13 @@ namespace nq::cluster {
 namespace {
 
 // kTagResult carries frames (proto/frames.h); kTagFailed a worker's "rank R on host H: ..." line;
-// kTagAlive nothing (a worker holding work that sent nothing for kAliveSeconds); kTagRelease
-// nothing (every worker confirmed the stop: they may finalize, see run_worker).
+// kTagAlive nothing (a worker holding work that sent nothing for kAliveSeconds, or the master's
+// sign of life to every worker: kMasterSilentSeconds); kTagRelease nothing (every worker
+// confirmed the stop: they may finalize, see run_worker); kTagEnding nothing (the compute phase
+// is over: the master writes the result file, then stops the workers).
 enum Tag : int {
-  kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5, kTagAlive = 6, kTagRelease = 7
+  kTagWork = 1, kTagResult = 2, kTagStop = 3, kTagStopped = 4, kTagFailed = 5, kTagAlive = 6, kTagRelease = 7,
+  kTagEnding = 8
 };
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
 
@@ -171,6 +175,11 @@ void release_unless_idle(std::unique_ptr<const core::UnitPlan>& plan, std::uniqu
   left->push_back({std::move(plan), std::move(pool)});
 }
 double alive_seconds() { return stall_seconds() * (kAliveSeconds / kStallSeconds); }
+// kMasterSilentSeconds, or NQUEENS_MASTER_SILENT_SECONDS (for tests) on every rank.
+double master_silent_seconds() {
+  static const double v = seconds_from_env("NQUEENS_MASTER_SILENT_SECONDS", kMasterSilentSeconds);
+  return v;
+}
 
 // Result messages are cut into parts of at most this many bytes. NQUEENS_MAX_MESSAGE_BYTES
 // (for tests; at least 64) lowers it.
@@ -469,6 +478,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   for (int w = 0; w < size; ++w) feed(w);
 
   double next_report = progress_interval, next_stall_check = 0, all_lost_since = -1;
+  double next_sign_of_life = master_silent_seconds() / 3;
   while (!sched.all_done()) {
     if (sched.failure()) {
       out.failure = sched.failure();
@@ -529,6 +539,10 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     }
     if (busy)
       for (int w = 0; w < size; ++w) feed(w);   // refill, including units put back after a rejection
+    if (now >= next_sign_of_life) {   // to every worker, lost ones too: see kMasterSilentSeconds
+      for (int w = 1; w < size; ++w) sender.send(w, kTagAlive, {});
+      next_sign_of_life = now + master_silent_seconds() / 3;
+    }
     sender.poll();
     if (now >= next_report) {
       hooks.on_progress({sched.units_done(), sched.units_to_do(), now, out.total_threads});
@@ -549,6 +563,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0), out.total_threads});
   if (local) local->stop();
+  for (int w = 1; w < size; ++w) sender.send(w, kTagEnding, {});   // however long the file takes
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
   release_unless_idle(plan_owner, local);
 
@@ -599,10 +614,10 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   return out;
 }
 
-void run_worker(const MpiSession& mpi) {
+std::optional<std::string> run_worker(const MpiSession& mpi) {
   std::string bytes;
   broadcast(bytes, mpi.rank());
-  if (bytes.empty()) return;   // the master failed before the start
+  if (bytes.empty()) return std::nullopt;   // the master failed before the start
   const proto::JobSpec job = proto::decode_job(bytes);
   int threads = job.threads_per_worker ? job.threads_per_worker : mpi.default_threads();
   check_mpi(MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
@@ -614,22 +629,34 @@ void run_worker(const MpiSession& mpi) {
   IdlePause pause;
   bool failed = false;   // told the master; now only waiting for its stop
   const auto t0 = std::chrono::steady_clock::now();
-  double last_sent = 0;   // seconds since t0
+  double last_sent = 0, last_heard = 0;   // seconds since t0
+  bool watching = true;   // the master's silence: until it says the compute phase is over
+  std::optional<std::string> master_silent;
   for (bool running = true; running;) {
     bool busy = false;
     int tag = 0;
     while (auto msg = try_receive(0, MPI_ANY_TAG, &tag)) {
       busy = true;
+      last_heard = seconds_since(t0);
       if (tag == kTagStop) {
         running = false;
         break;
       }
-      if (failed) continue;
+      if (tag == kTagEnding) watching = false;
+      if (tag != kTagWork || failed) continue;
       const proto::WorkBatch batch = proto::decode_work(msg->second);
       inject_work_fault(batch, mpi.rank());
       pool.submit(batch);
     }
     if (!running) break;
+    if (watching && seconds_since(t0) - last_heard > master_silent_seconds()) {
+      std::ostringstream why;
+      why << mpi.where() << "the master (rank 0 on host " << mpi.host_of(0) << ") has sent nothing for over "
+          << master_silent_seconds() << " s: it hangs or is cut off; ending the job (the units it journaled are "
+          << "kept: rerun the same command to resume)";
+      master_silent = why.str();
+      break;
+    }
     for (auto& rb : pool.take_completed()) {
       // One copy of a batch's boards at a time besides the parts being sent: the batch is freed
       // once encoded, and the encoding becomes the parts (a one-part batch without a copy).
@@ -663,6 +690,7 @@ void run_worker(const MpiSession& mpi) {
   }
   pool.stop();
   release_unless_idle(plan, pool_owner);
+  if (master_silent) return master_silent;
   while (!sender.empty()) {   // the master drains results until we confirm
     sender.poll();
     std::this_thread::sleep_for(kIdleSleep);
@@ -671,6 +699,7 @@ void run_worker(const MpiSession& mpi) {
   check_mpi(MPI_Send(&kib, sizeof kib, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
   // MPI_Finalize only once the master releases us (see run_master); its MPI_Abort ends the wait.
   while (!try_receive(0, kTagRelease)) std::this_thread::sleep_for(kIdleSleep);
+  return std::nullopt;
 }
 
 std::uint64_t peak_rss_kib() {

@@ -15,6 +15,8 @@
 //     the workers that confirmed wait outside MPI_Finalize until the master releases them (all
 //     confirmed) or aborts: Open MPI 4.1.4's mpirun can hang in its own finalize after an
 //     MPI_Abort that finds some ranks in MPI_Finalize (docs/faults.md);
+//   - a master that sends nothing for kMasterSilentSeconds (stopped, hung, cut off) is taken
+//     for hung by its workers: run_worker returns why, and the app ends the job with abort();
 //   - an exception that escapes on any rank of a job of several ranks ends with abort().
 // MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL: an MPI error (a lost peer, a broken link) aborts
 // the whole job through the MPI runtime; check_mpi() still checks every call's code.
@@ -170,6 +172,14 @@ inline constexpr double kHungSeconds = 600;
 inline constexpr double kReleaseWaitSeconds = 2;
 // With every worker stalled for this long the job stops (rank_failure).
 inline constexpr double kNoWorkerSeconds = 10;
+// The other way round: a worker that has heard nothing from the master for this long while the
+// job computes ends the job (run_worker says why; the app calls abort(), exit 7, the finished
+// units in the master's journal). A master that hangs (stopped, deadlocked, its node lost
+// without the launcher noticing) used to leave every worker idle until the time limit. The
+// master sends every worker a sign of life each third of it, and says when the compute phase is
+// over: the workers stop watching while it writes the result file, however long that takes.
+// NQUEENS_MASTER_SILENT_SECONDS replaces it (tests).
+inline constexpr double kMasterSilentSeconds = 600;
 
 // Rank 0 only. `job` is broadcast; workers then compute until every unit is done or the
 // master stops (interrupt, an audit failure, a rank failure). Calls hooks.on_finished, then
@@ -183,6 +193,8 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& job,
 // learn there is no job and return from run_worker.
 void cancel_job(const MpiSession& mpi);
 // Ranks > 0: receives the job and computes until told to stop. Returns normally.
-void run_worker(const MpiSession& mpi);
+// Returns why the job must end when the master fell silent (kMasterSilentSeconds): the caller
+// reports it and ends the job with abort(); nullopt once the master stopped and released it.
+std::optional<std::string> run_worker(const MpiSession& mpi);
 
 }  // namespace nq::cluster

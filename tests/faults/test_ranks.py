@@ -12,7 +12,7 @@ import pytest
 
 from faultlib import (CHECKPOINT, SANITIZED, assert_no_rank_left, injected, journal_of, kill_group, readable_result,
                       stop_a_job_of_long_units)
-from nqtest import (EXIT, KNOWN, assert_same_result, attrs, board_set, fault_env, journaled_units,
+from nqtest import (EXIT, KNOWN, STOP_WRITING, assert_same_result, attrs, board_set, fault_env, journaled_units,
                     pid_of_rank, process_state, resumed_units, run, start, stop_after, wait_until, when_stopped)
 
 N = 16 if SANITIZED else 17          # count mode: ~1 s on 2 cores (full-symmetry plan)
@@ -154,6 +154,55 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
     assert status.read_text() == f"0 {attrs(out)['units_total']}\n"
 
 
+def test_a_master_that_stops_answering_is_noticed_by_the_workers_and_the_rerun_is_exact(workdir, rng, reference):
+    """The master stops itself (SIGSTOP: a master that hangs) once a random number of units is
+    journaled. The workers hear nothing from it for NQUEENS_MASTER_SILENT_SECONDS and end the job
+    (exit 7) instead of idling until the scheduler's limit; the rerun resumes from the journal
+    and gives the uninterrupted run's file."""
+    out = workdir / "m.h5"
+    k = rng.randrange(20, 200)
+    proc = start(args(out), ranks=3, extra_env={**fault_env(stop_after(k)), "NQUEENS_MASTER_SILENT_SECONDS": "3"})
+    try:
+        pids = [pid_of_rank(proc, r) for r in range(3)]
+        wait_until(lambda: process_state(pids[0]) == "T", "the master's stop at its injected fault", 300, proc)
+        stopped = time.monotonic()
+        stdout, stderr = communicate_promptly(proc)
+    except BaseException:
+        kill_group(proc)
+        raise
+    seconds = time.monotonic() - stopped
+    injected("master stopped")
+    assert proc.returncode == EXIT["rank_failed"], stderr
+    assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end after the master stopped"
+    host = re.escape(os.uname().nodename)
+    assert re.search(rf"nqueens: rank [12] on host {host}: the master \(rank 0 on host {host}\) has sent nothing "
+                     r"for over 3 s: it hangs or is cut off; ending the job", stderr), stderr
+    assert_no_rank_left(pids)
+    journaled = journaled_units(out)
+    assert journaled >= k
+    again = run(args(out), ranks=3, check=0)
+    assert resumed_units(again.stderr) == journaled
+    assert_same_result(out, reference)
+
+
+def test_the_workers_wait_for_a_master_that_writes_its_result_file_however_long(workdir, reference):
+    """The master stops itself in the middle of writing the result file (a slow file system) and
+    is held there 3x NQUEENS_MASTER_SILENT_SECONDS: told that the compute phase is over, the
+    workers do not take it for silent; continued, it completes the job exactly."""
+    out = workdir / "w.h5"
+    proc = start(args(out), ranks=3, extra_env={**fault_env(STOP_WRITING), "NQUEENS_MASTER_SILENT_SECONDS": "2"})
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, lambda: time.sleep(6))
+        stdout, stderr = communicate_promptly(proc)
+    except BaseException:
+        kill_group(proc)
+        raise
+    assert proc.returncode == EXIT["ok"], stderr
+    assert "has sent nothing" not in stderr, stderr
+    assert_same_result(out, reference)
+
+
 def test_workers_whose_units_outlast_the_stall_time_are_not_taken_for_stalled(workdir):
     """Units longer than the stall time: N = 27 with 2 pre-placed rows (hours a unit), 3 ranks,
     the stall time lowered to 1 s (NQUEENS_STALL_SECONDS). A worker that sent nothing for 1 s
@@ -163,14 +212,16 @@ def test_workers_whose_units_outlast_the_stall_time_are_not_taken_for_stalled(wo
     --n 24` after 40 s, the record-size jobs at once). A worker holding work now sends a sign of
     life after a third of the stall time without sending anything: 23 s in, the job still
     computes, and a SIGTERM ends it as usual (exit 75, a partial file, no rank left). (1 s, not
-    less: on a loaded machine a rank's main thread may wait a while for a core.)"""
+    less: on a loaded machine a rank's main thread may wait a while for a core.) The other way
+    round, the master sends nothing but its signs of life meanwhile, every third of the 3 s of
+    NQUEENS_MASTER_SILENT_SECONDS: without them the workers would end the job as soon as 3 s in."""
     def still_computing_23_s_in(proc, pids):
         time.sleep(23)
         assert proc.poll() is None, f"the job ended with exit {proc.returncode}"
 
     err = stop_a_job_of_long_units(workdir / "n27.h5", 3, still_computing_23_s_in,
-                                   extra_env={"NQUEENS_STALL_SECONDS": "1"})
-    assert "has not answered" not in err and "no worker rank" not in err, err
+                                   extra_env={"NQUEENS_STALL_SECONDS": "1", "NQUEENS_MASTER_SILENT_SECONDS": "3"})
+    assert "has not answered" not in err and "no worker rank" not in err and "has sent nothing" not in err, err
 
 
 def test_kill_9_of_a_worker_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):

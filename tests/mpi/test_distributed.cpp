@@ -59,8 +59,8 @@ Hooks run(const proto::JobSpec& job, const cluster::Scheduler::Skip& skip = [](s
       std::uint64_t to_do = 0;
       for (const auto& u : plan.units()) to_do += !skip(u.id);
       cluster::run_master(mpi, job, skip, to_do, c, 3600);
-    } else {
-      cluster::run_worker(mpi);
+    } else if (const auto why = cluster::run_worker(mpi)) {
+      throw std::runtime_error(*why);
     }
   } catch (const std::exception& e) {
     // The other ranks are inside this job's messages and collectives: a failure here must end
