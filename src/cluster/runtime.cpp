@@ -36,6 +36,10 @@ enum Tag : int {
   kTagEnding = 8
 };
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
+// A worker's loop that did not turn for this long was not running (see run_worker).
+constexpr double kOwnPauseSeconds = 1;
+// How long the master waits for its notices that the compute phase is over to go out.
+constexpr double kEndingSendSeconds = 1;
 
 // The pause of a polling loop with nothing to do: 50 us after activity, doubling while idle up
 // to 1 ms. Polling (MPI_Iprobe) costs CPU the compute threads need; sleeping in a blocking
@@ -563,7 +567,14 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   out.audit_mismatches = sched.audit_mismatches();
   hooks.on_progress({sched.units_done(), sched.units_to_do(), seconds_since(t0), out.total_threads});
   if (local) local->stop();
-  for (int w = 1; w < size; ++w) sender.send(w, kTagEnding, {});   // however long the file takes
+  // However long the file takes, the workers must know: on_finished makes no MPI call that would
+  // move a send on, so the notices go out first (for at most kEndingSendSeconds: a send to a
+  // rank that is cut off may never complete).
+  for (int w = 1; w < size; ++w) sender.send(w, kTagEnding, {});
+  for (const auto sent = std::chrono::steady_clock::now(); !sender.empty() && seconds_since(sent) < kEndingSendSeconds;) {
+    sender.poll();
+    std::this_thread::sleep_for(kIdleSleep);
+  }
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
   release_unless_idle(plan_owner, local);
 
@@ -629,15 +640,23 @@ std::optional<std::string> run_worker(const MpiSession& mpi) {
   IdlePause pause;
   bool failed = false;   // told the master; now only waiting for its stop
   const auto t0 = std::chrono::steady_clock::now();
-  double last_sent = 0, last_heard = 0;   // seconds since t0
+  double last_sent = 0, last_heard = 0, last_turn = 0;   // seconds since t0
   bool watching = true;   // the master's silence: until it says the compute phase is over
   std::optional<std::string> master_silent;
   for (bool running = true; running;) {
+    // A turn of this loop takes at most ~1 ms: a longer gap is time this rank did not run (a
+    // suspended job: Slurm's `scontrol suspend` stops every process of it), not the master's
+    // silence. Without this, a suspension of over kMasterSilentSeconds ended the resumed job.
+    // The silence is measured at the turn's start too, so a stop within the turn counts in the
+    // next turn's gap.
+    const double turn = seconds_since(t0);
+    if (turn - last_turn > kOwnPauseSeconds) last_heard += turn - last_turn;
+    last_turn = turn;
     bool busy = false;
     int tag = 0;
     while (auto msg = try_receive(0, MPI_ANY_TAG, &tag)) {
       busy = true;
-      last_heard = seconds_since(t0);
+      last_heard = turn;
       if (tag == kTagStop) {
         running = false;
         break;
@@ -649,7 +668,7 @@ std::optional<std::string> run_worker(const MpiSession& mpi) {
       pool.submit(batch);
     }
     if (!running) break;
-    if (watching && seconds_since(t0) - last_heard > master_silent_seconds()) {
+    if (watching && turn - last_heard > master_silent_seconds()) {
       std::ostringstream why;
       why << mpi.where() << "the master (rank 0 on host " << mpi.host_of(0) << ") has sent nothing for over "
           << master_silent_seconds() << " s: it hangs or is cut off; ending the job (the units it journaled are "

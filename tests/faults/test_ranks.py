@@ -185,6 +185,37 @@ def test_a_master_that_stops_answering_is_noticed_by_the_workers_and_the_rerun_i
     assert_same_result(out, reference)
 
 
+def test_a_suspended_job_resumes_and_its_workers_do_not_take_the_master_for_silent(workdir, rng, reference):
+    """Slurm's `scontrol suspend` stops every process of a job (SIGSTOP) and `resume` continues
+    them. Here the master stops at a seeded number of journaled units, the workers are stopped too
+    for 1.5x NQUEENS_MASTER_SILENT_SECONDS, then continued 1 s before the master: the workers
+    count only the time they ran (the suspension was taken for the master's silence as soon as
+    they ran again: exit 7), and the job completes exactly."""
+    out = workdir / "p.h5"
+    proc = start(args(out), ranks=3,
+                 extra_env={**fault_env(stop_after(rng.randrange(20, 200))), "NQUEENS_MASTER_SILENT_SECONDS": "4"})
+
+    def suspend_the_workers_for_6_s():
+        for pid in pids[1:]:
+            os.kill(pid, signal.SIGSTOP)
+        time.sleep(6)
+        for pid in pids[1:]:
+            os.kill(pid, signal.SIGCONT)
+        time.sleep(1)   # then when_stopped continues the master
+
+    try:
+        pids = [pid_of_rank(proc, r) for r in range(3)]
+        when_stopped(proc, pids[0], suspend_the_workers_for_6_s)
+        stdout, stderr = proc.communicate(timeout=300)
+    except BaseException:
+        kill_group(proc)
+        raise
+    injected("suspended job")
+    assert proc.returncode == EXIT["ok"], stderr
+    assert "has sent nothing" not in stderr, stderr
+    assert_same_result(out, reference)
+
+
 def test_the_workers_wait_for_a_master_that_writes_its_result_file_however_long(workdir, reference):
     """The master stops itself in the middle of writing the result file (a slow file system) and
     is held there 3x NQUEENS_MASTER_SILENT_SECONDS: told that the compute phase is over, the
