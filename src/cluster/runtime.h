@@ -192,9 +192,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& job,
 // Rank 0 only, instead of run_master when the master failed before the start: the workers
 // learn there is no job and return from run_worker.
 void cancel_job(const MpiSession& mpi);
-// Ranks > 0: receives the job and computes until told to stop. Returns normally.
-// Returns why the job must end when the master fell silent (kMasterSilentSeconds): the caller
-// reports it and ends the job with abort(); nullopt once the master stopped and released it.
+// Ranks > 0: receives the job and computes until told to stop; returns nullopt once the master
+// stopped and released it. Returns why the job must end when the master fell silent
+// (kMasterSilentSeconds): the caller reports it and ends the job with abort().
 std::optional<std::string> run_worker(const MpiSession& mpi);
 
 }  // namespace nq::cluster
