@@ -45,12 +45,22 @@ def with_fault(kind, out, rng, reference, what, extra_env=None):
     return p, seconds, uid
 
 
-def communicate_promptly(proc):
-    """mpirun's (stdout, stderr) once the job has ended; a failure if it is still there ENDS_WITHIN + 10 s
-    on. The master ends a job with an unresponsive rank with MPI_Abort; Open MPI 4.1.4's mpirun
-    used to hang or crash in its own finalize now and then after it, until the workers waited
-    outside MPI_Finalize for the master's release (docs/faults.md): no longer excused here."""
-    return proc.communicate(timeout=ENDS_WITHIN + 10)
+def ended(proc, meanwhile=None, timeout=ENDS_WITHIN + 10):
+    """(pids of ranks 0-2, stdout, stderr) of a job of 3 ranks started with start(), once it has
+    ended: meanwhile(pids) runs first, then mpirun must be gone within `timeout` s. Anything that
+    fails on the way kills the job. The master ends a job with an unresponsive rank with
+    MPI_Abort; Open MPI 4.1.4's mpirun used to hang or crash in its own finalize now and then after
+    it, until the workers waited outside MPI_Finalize for the master's release (docs/faults.md):
+    no longer excused here."""
+    try:
+        pids = [pid_of_rank(proc, r) for r in range(3)]
+        if meanwhile:
+            meanwhile(pids)
+        stdout, stderr = proc.communicate(timeout=timeout)
+        return pids, stdout, stderr
+    except BaseException:
+        kill_group(proc)
+        raise
 
 
 def test_a_throwing_compute_thread_ends_the_job_promptly_and_the_rerun_is_exact(workdir, rng, reference):
@@ -129,12 +139,7 @@ def test_a_hung_worker_loses_its_batches_and_the_job_completes_without_it(workdi
     out, status = workdir / "h.h5", workdir / "status"
     proc = start(args(out, N, "--status-file", status), ranks=3, extra_env={"NQUEENS_INJECT_FAULT": f"hang:{uid}@2"})
     t0 = time.monotonic()
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
-        stdout, stderr = communicate_promptly(proc)
-    except BaseException:
-        kill_group(proc)
-        raise
+    pids, stdout, stderr = ended(proc)
     seconds = time.monotonic() - t0
     injected("hung worker rank")
     assert proc.returncode == EXIT["ok"], stderr
@@ -162,15 +167,14 @@ def test_a_master_that_stops_answering_is_noticed_by_the_workers_and_the_rerun_i
     out = workdir / "m.h5"
     k = rng.randrange(20, 200)
     proc = start(args(out), ranks=3, extra_env={**fault_env(stop_after(k)), "NQUEENS_MASTER_SILENT_SECONDS": "3"})
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
+    at = {}
+
+    def master_stops(pids):
         wait_until(lambda: process_state(pids[0]) == "T", "the master's stop at its injected fault", 300, proc)
-        stopped = time.monotonic()
-        stdout, stderr = communicate_promptly(proc)
-    except BaseException:
-        kill_group(proc)
-        raise
-    seconds = time.monotonic() - stopped
+        at["stopped"] = time.monotonic()
+
+    pids, stdout, stderr = ended(proc, master_stops)
+    seconds = time.monotonic() - at["stopped"]
     injected("master stopped")
     assert proc.returncode == EXIT["rank_failed"], stderr
     assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end after the master stopped"
@@ -195,21 +199,17 @@ def test_a_suspended_job_resumes_and_its_workers_do_not_take_the_master_for_sile
     proc = start(args(out), ranks=3,
                  extra_env={**fault_env(stop_after(rng.randrange(20, 200))), "NQUEENS_MASTER_SILENT_SECONDS": "4"})
 
-    def suspend_the_workers_for_6_s():
-        for pid in pids[1:]:
-            os.kill(pid, signal.SIGSTOP)
-        time.sleep(6)
-        for pid in pids[1:]:
-            os.kill(pid, signal.SIGCONT)
-        time.sleep(1)   # then when_stopped continues the master
+    def suspend_the_workers_for_6_s(pids):
+        def suspend():
+            for pid in pids[1:]:
+                os.kill(pid, signal.SIGSTOP)
+            time.sleep(6)
+            for pid in pids[1:]:
+                os.kill(pid, signal.SIGCONT)
+            time.sleep(1)   # then when_stopped continues the master
+        when_stopped(proc, pids[0], suspend)
 
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
-        when_stopped(proc, pids[0], suspend_the_workers_for_6_s)
-        stdout, stderr = proc.communicate(timeout=300)
-    except BaseException:
-        kill_group(proc)
-        raise
+    _, stdout, stderr = ended(proc, suspend_the_workers_for_6_s)
     injected("suspended job")
     assert proc.returncode == EXIT["ok"], stderr
     assert "has sent nothing" not in stderr, stderr
@@ -222,13 +222,7 @@ def test_the_workers_wait_for_a_master_that_writes_its_result_file_however_long(
     workers do not take it for silent; continued, it completes the job exactly."""
     out = workdir / "w.h5"
     proc = start(args(out), ranks=3, extra_env={**fault_env(STOP_WRITING), "NQUEENS_MASTER_SILENT_SECONDS": "2"})
-    try:
-        master = pid_of_rank(proc, 0)
-        when_stopped(proc, master, lambda: time.sleep(6))
-        stdout, stderr = communicate_promptly(proc)
-    except BaseException:
-        kill_group(proc)
-        raise
+    _, stdout, stderr = ended(proc, lambda pids: when_stopped(proc, pids[0], lambda: time.sleep(6)))
     assert proc.returncode == EXIT["ok"], stderr
     assert "has sent nothing" not in stderr, stderr
     assert_same_result(out, reference)
@@ -262,15 +256,14 @@ def test_kill_9_of_a_worker_ends_the_job_promptly_and_the_rerun_is_exact(workdir
     # The master stops itself at a random moment (journaled units) and the worker is killed then.
     proc = start(args(out, N, "--threads", 1), ranks=3,
                  extra_env=fault_env(stop_after(rng.randrange(units // 20, units // 4))))
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
+    at = {}
+
+    def kill_a_worker(pids):
         when_stopped(proc, pids[0], lambda: os.kill(pids[victim], signal.SIGKILL))
-        killed = time.monotonic()
-        proc.communicate(timeout=120)
-    except BaseException:
-        kill_group(proc)
-        raise
-    seconds = time.monotonic() - killed
+        at["killed"] = time.monotonic()
+
+    pids, _, _ = ended(proc, kill_a_worker, timeout=120)
+    seconds = time.monotonic() - at["killed"]
     injected("kill -9 of a worker rank")
     assert proc.returncode != 0
     assert seconds <= ENDS_WITHIN, f"the job took {seconds:.1f} s to end after the kill"
@@ -286,27 +279,26 @@ def test_a_stopped_worker_does_not_stop_the_job(workdir, rng):
     out = workdir / "s.h5"
     victim = rng.choice([1, 2])
     proc = start(args(out, STALL_N), ranks=3, extra_env=fault_env(stop_after(rng.randrange(20, 200))))
-    try:
-        pids = [pid_of_rank(proc, r) for r in range(3)]
+    at = {}
+
+    def stop_a_worker_and_read_the_file(pids):
         when_stopped(proc, pids[0], lambda: os.kill(pids[victim], signal.SIGSTOP))
-        stopped = time.monotonic()
+        at["stopped"] = time.monotonic()
         wait_until(out.exists, "result file", 300, proc, step=0.05)
-        appeared = time.monotonic() - stopped
+        at["appeared"] = time.monotonic() - at["stopped"]
         state = process_state(pids[victim])
         assert state == "T", f"rank {victim} is not stopped any more ({state})"
         a = readable_result(out)
         assert a["status"] == "complete" and a["total"] == KNOWN[STALL_N]["total"]
         assert a["units_done"] == a["units_total"]
-        stdout, stderr = communicate_promptly(proc)
-    except BaseException:
-        kill_group(proc)
-        raise
+
+    pids, stdout, stderr = ended(proc, stop_a_worker_and_read_the_file)
     injected("SIGSTOP of a worker rank")
     assert proc.returncode == EXIT["ok"], stderr
     assert f"rank(s) {victim} did not answer the stop" in stderr, stderr
     assert_no_rank_left(pids)
-    print(f"SIGSTOP test: file complete {appeared:.1f} s after the stop, job over "
-          f"{time.monotonic() - stopped:.1f} s after it")
+    print(f"SIGSTOP test: file complete {at['appeared']:.1f} s after the stop, job over "
+          f"{time.monotonic() - at['stopped']:.1f} s after it")
 
 
 def test_boards_batches_are_cut_under_a_small_message_cap(workdir):
