@@ -91,6 +91,14 @@ class Sender {
     });
   }
   bool empty() const { return pending_.empty(); }
+  // Polls, kIdleSleep apart, until every send has completed or `seconds` have passed (a send to
+  // a rank that is hung or cut off may never complete).
+  void drain(double seconds = std::numeric_limits<double>::infinity()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (poll(); !empty() && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds;
+         poll())
+      std::this_thread::sleep_for(kIdleSleep);
+  }
 
  private:
   struct Pending {
@@ -571,10 +579,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   // move a send on, so the notices go out first (for at most kEndingSendSeconds: a send to a
   // rank that is cut off may never complete).
   for (int w = 1; w < size; ++w) sender.send(w, kTagEnding, {});
-  for (const auto sent = std::chrono::steady_clock::now(); !sender.empty() && seconds_since(sent) < kEndingSendSeconds;) {
-    sender.poll();
-    std::this_thread::sleep_for(kIdleSleep);
-  }
+  sender.drain(kEndingSendSeconds);
   hooks.on_finished(out);   // the result file is on disk before anything can wait on a worker
   release_unless_idle(plan_owner, local);
 
@@ -617,10 +622,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     for (int w = 1; w < size; ++w) sender.send(w, kTagRelease, {});
   }
   // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
-  while (out.unresponsive.empty() && !sender.empty() && seconds_since(stop_t0) < kRemoteStopWaitSeconds + kStopWaitSeconds) {
-    sender.poll();
-    std::this_thread::sleep_for(kIdleSleep);
-  }
+  if (out.unresponsive.empty()) sender.drain(kRemoteStopWaitSeconds + kStopWaitSeconds - seconds_since(stop_t0));
   out.peak_rss_kib[0] = peak_rss_kib();
   return out;
 }
@@ -710,10 +712,7 @@ std::optional<std::string> run_worker(const MpiSession& mpi) {
   pool.stop();
   release_unless_idle(plan, pool_owner);
   if (master_silent) return master_silent;
-  while (!sender.empty()) {   // the master drains results until we confirm
-    sender.poll();
-    std::this_thread::sleep_for(kIdleSleep);
-  }
+  sender.drain();   // the master drains results until we confirm
   std::uint64_t kib = peak_rss_kib();
   check_mpi(MPI_Send(&kib, sizeof kib, MPI_BYTE, 0, kTagStopped, MPI_COMM_WORLD), "MPI_Send");
   // MPI_Finalize only once the master releases us (see run_master); its MPI_Abort ends the wait.
