@@ -83,6 +83,8 @@ def main():
         _, est = estimates.read(a.sampled) if a.sampled else ([], {})
     except OSError as e:
         ap.error(f"--sampled {a.sampled}: {e.strerror}")
+    except ValueError as e:
+        ap.error(f"--sampled {e}")
     # The kernel nqueens runs: vector (AVX-512), or avx2 where nq_engines ran without it.
     for (engine, n), e in est.items():
         if engine in ("vector", "avx2"):

@@ -1,9 +1,9 @@
 // nq_engines: times the counting engines side by side on a random sample of the work units of a
-// plan (any N, any depth), and estimates the whole plan's core-seconds with error bars. Used by
-// bench/engines.sh (issue 13) for the growth estimate that feeds bench/capacity.py.
+// plan (any N, depth and symmetry), and estimates the whole plan's core-seconds with error bars.
+// Used by bench/engines.sh (issue 13) for the growth estimate that feeds bench/capacity.py.
 //
-//   nq_engines --n 20,21 [--plan run|count] [--depth D] [--sample 40] [--seed 1]
-//              [--engines vector,avx2,scalar,mitm] [--max-seconds S] [--stack NODES]
+//   nq_engines --n 20,21 [--plan run|count] [--depth D] [--symmetry none|mirror|full] [--sample 40]
+//              [--seed 1] [--engines vector,avx2,scalar,mitm] [--max-seconds S] [--stack NODES]
 //
 // Engines (every one is checked against the first on every sampled unit):
 //   vector  core::count_completions_vector, the AVX-512 tree walker `nqueens` uses (--stack: its
@@ -33,9 +33,10 @@
 // Output: one table row per N and engine, and one "solutions" line per N; lines starting with
 // "estimate" are machine-readable:
 //   estimate N ENGINE CORE_SECONDS RELATIVE_STANDARD_ERROR UNITS TIMED DEPTH NODES NODES_REL_ERROR
-//            SOLUTIONS SOLUTIONS_REL_ERROR
+//            SOLUTIONS SOLUTIONS_REL_ERROR SYMMETRY
 // (nodes: the tree walkers' search nodes, 0 for mitm; machine-independent, unlike the seconds;
-// solutions: the estimated total of the board, the same on every engine's line).
+// solutions: the estimated total of the board, the same on every engine's line; bench/estimates.py
+// refuses the lines of a plan other than full, the one bench/growth.py and capacity.py model).
 // Exit codes: 0 every engine agreed on every unit, 1 a count differs (or, with --check-solutions,
 // an estimated total is off its published count), 2 bad usage.
 #include <CLI/CLI.hpp>
@@ -71,6 +72,7 @@ struct Options {
   std::vector<int> sizes{18};
   bool count_plan = false;
   int depth = 0;
+  core::Symmetry symmetry = core::Symmetry::full;
   std::size_t sample = 40;
   std::uint64_t seed = 1;
   std::vector<std::string> engines{"vector", "scalar"};
@@ -83,7 +85,7 @@ struct Options {
 // turned into a value once parsed.
 struct CommandLine {
   Options o;
-  std::string plan = "run";
+  std::string plan = "run", symmetry = "full";
   CLI::App app{"Times the counting engines side by side on a stratified random sample of a plan's\n"
                "work units (one unit per stratum of the id range) and estimates the plan's core-seconds\n"
                "and nodes with standard errors; exit 1 if an engine's count differs from the first's.",
@@ -97,9 +99,13 @@ struct CommandLine {
         ->check(CLI::Range(4, core::kMaxN));
     app.add_option("--plan", plan,
                    "run: the default plan of `nqueens run` (default); count: that of `nqueens count` with 2 "
-                   "threads (the border alone at every N >= 4)")
+                   "threads (with full symmetry the border alone at every N >= 4)")
         ->check(CLI::IsMember({"run", "count"}));
-    app.add_option("--depth", o.depth, "this depth instead (full symmetry)")->check(CLI::PositiveNumber);
+    app.add_option("--depth", o.depth, "this depth instead")->check(CLI::PositiveNumber);
+    app.add_option("--symmetry", symmetry,
+                   "the plan's symmetry, as `nqueens run --symmetry` (default full; the default depth is the "
+                   "plan's for it)")
+        ->check(CLI::IsMember(core::names_of<core::Symmetry>()));
     app.add_option("--sample", o.sample, "units drawn, one per stratum of the id range (default 40)")
         ->check(CLI::PositiveNumber);
     app.add_option("--seed", o.seed, "the sample's seed (default 1)")->check(CLI::PositiveNumber);
@@ -120,6 +126,7 @@ struct CommandLine {
 
   Options finish() {
     o.count_plan = plan == "count";
+    o.symmetry = core::from_string<core::Symmetry>(symmetry);
     return o;
   }
 };
@@ -390,7 +397,7 @@ int main(int argc, char** argv) {
   std::string estimates;
   char line_buffer[256];
   for (int n : o.sizes) {
-    const auto sym = core::Symmetry::full;
+    const auto sym = o.symmetry;
     const int depth = o.depth ? std::min(o.depth, n)
                       : o.count_plan ? core::default_depth(n, 128, sym)
                                      : core::default_run_depth(n, sym);
@@ -472,9 +479,10 @@ int main(int argc, char** argv) {
       std::printf("%3d %5d %11llu %7zu %-7s %11.4g %14.4g %8.1f %10.3f %20s %8s %s\n", n, depth,
                   static_cast<unsigned long long>(units), timed_units, o.engines[e].c_str(), est.mean * 1e3,
                   est.total, est.rel_se() * 100, first_sum > 0 ? sum / first_sum : 0.0, node_text, ns_text, memory);
-      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f %.6g %.4f\n", n,
+      std::snprintf(line_buffer, sizeof line_buffer, "estimate %d %s %.6g %.4f %llu %zu %d %.6g %.4f %.6g %.4f %s\n", n,
                     o.engines[e].c_str(), est.total, est.rel_se(), static_cast<unsigned long long>(units),
-                    timed_units, depth, nodes.total, nodes.rel_se(), solutions.total, solutions.rel_se());
+                    timed_units, depth, nodes.total, nodes.rel_se(), solutions.total, solutions.rel_se(),
+                    core::to_string(sym).c_str());
       estimates += line_buffer;
     }
     totals_ok &= report_solutions(n, solutions, known, timed_units == units ? std::optional(timed_total) : std::nullopt,

@@ -45,6 +45,8 @@ def main():
         engines, est = estimates.read(a.file)
     except OSError as e:
         ap.error(f"{a.file}: {e.strerror}")
+    except ValueError as e:
+        ap.error(str(e))
     ours = next((e for e in engines if e != "peer"), None)
     sides = [(name, engine) for name, engine in (("ours", ours), ("peer", "peer")) if engine in engines]
     ns = sorted({n for _, n in est})

@@ -51,3 +51,16 @@ def test_fewer_than_three_sizes_give_no_fit_and_no_extrapolation(tmp_path):
     # --fit-from takes the smaller sizes in.
     assert "ours: x9.00 per N +-0%, fitted over N = 19-22" in growth(tmp_path, [est(n, "vector", OURS[n]) for n in (19, 20, 21, 22)],
                                                                      "--fit-from", "19")
+
+
+def test_only_the_estimates_of_full_plans_are_read(tmp_path):
+    """nq_engines ends each estimate line with the plan's symmetry: full is read as a line without
+    it, any other is refused (exit 2, naming the line), since a mirror plan's nodes are ~2.7x."""
+    lines = [est(n, "vector", OURS[n]) for n in (21, 22, 23)]
+    full = [line.rstrip("\n") + " 0 0 full\n" for line in lines]
+    assert growth(tmp_path, full) == growth(tmp_path, lines)
+    f = tmp_path / "est.txt"
+    f.write_text("".join(full[:2]) + full[2].replace(" full", " mirror"))
+    p = subprocess.run([sys.executable, str(GROWTH), str(f)], capture_output=True, text=True)
+    assert p.returncode == 2, p
+    assert "line 3: estimates of a plan of symmetry mirror" in p.stderr and "--symmetry full" in p.stderr, p.stderr
