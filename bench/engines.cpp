@@ -294,11 +294,16 @@ struct Estimate {
 // The plan's total of a per-unit quantity x from the timed pairs of strata (x[2j], x[2j+1]).
 // All pairs timed: the stratified estimate, its variance from the pairs' differences (collapsed
 // strata: each pair's mean has variance ~ (a - b)^2 / 4). Cut short (--max-seconds): the pairs'
-// means as a simple random sample of pairs.
+// means as a simple random sample of pairs. Every unit timed: their sum, exact.
 Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t pairs_drawn) {
   const std::size_t p = x.size() / 2;
   if (p == 0) return {};
   const auto u = static_cast<double>(units), pf = static_cast<double>(p);
+  if (x.size() == units) {
+    double all = 0;
+    for (double v : x) all += v;
+    return {all, 0, all / u};
+  }
   double sum = 0, within = 0;
   std::vector<double> means;
   for (std::size_t j = 0; j < p; ++j) {
@@ -322,11 +327,11 @@ Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t
 // nodes and seconds follow its solutions closely, so this halves the error of estimate() alone:
 // over 150-200 seeds of N = 16, 18 and 20 the nodes' estimates had the same mean (0.999-1.004 of
 // the exact total) and scattered 5.6-7.0 % against 11.4-16.9 % with 40 units, 2.0-3.4 % against
-// 3.4-6.9 % with 200 (docs/performance.md, "Session 12"). Without Q, x's own estimate. Requires
-// w_total > 0 when q is given.
+// 3.4-6.9 % with 200 (docs/performance.md, "Session 12"). Without Q, or with every unit timed, x's
+// own estimate. Requires w_total > 0 when q is given.
 Estimate total_of(const std::vector<double>& x, const std::vector<double>& w, double w_total,
                   std::optional<double> q, std::uint64_t units, std::size_t pairs_drawn) {
-  if (!q) return estimate(x, units, pairs_drawn);
+  if (!q || x.size() == units) return estimate(x, units, pairs_drawn);
   double sx = 0, sw = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     sx += x[i];
