@@ -617,12 +617,12 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   // app ends a job with an unresponsive rank with MPI_Abort, and an MPI_Abort while some ranks
   // wait in MPI_Finalize and another never got there makes Open MPI 4.1.4's mpirun hang or crash
   // in its own finalize (docs/faults.md).
+  // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
   if (out.unresponsive.empty()) {
     hooks.on_workers_stopped();
     for (int w = 1; w < size; ++w) sender.send(w, kTagRelease, {});
+    sender.drain(kRemoteStopWaitSeconds + kStopWaitSeconds - seconds_since(stop_t0));
   }
-  // Sends to ranks that stopped cleanly complete; those to an unresponsive rank may never.
-  if (out.unresponsive.empty()) sender.drain(kRemoteStopWaitSeconds + kStopWaitSeconds - seconds_since(stop_t0));
   out.peak_rss_kib[0] = peak_rss_kib();
   return out;
 }
