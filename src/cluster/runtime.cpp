@@ -36,7 +36,7 @@ enum Tag : int {
   kTagEnding = 8
 };
 constexpr auto kIdleSleep = std::chrono::microseconds(1000);
-// A worker's loop that did not turn for this long was not running (see run_worker).
+// A polling loop that did not turn for this long was not running (see RunningClock).
 constexpr double kOwnPauseSeconds = 1;
 // How long the master waits for its notices that the compute phase is over to go out.
 constexpr double kEndingSendSeconds = 1;
@@ -153,6 +153,29 @@ void broadcast(std::string& bytes, int rank) {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// The seconds a rank's polling loop has run since it began, for measuring how long a peer has
+// been silent. A turn of the loop takes at most ~1 ms: a gap of over kOwnPauseSeconds between two
+// turns is time this rank did not run (a suspended job: Slurm's `scontrol suspend` stops every
+// process of it; a paused VM), not the peer's silence, so it does not count. Without this, a job
+// suspended for longer than the watches' limits ended (the workers took the master for silent)
+// or lost its batches in flight (the master took every worker for stalled) once resumed.
+class RunningClock {
+ public:
+  // At the start of each turn: takes a gap since the last one out; returns now().
+  double turn() {
+    const double t = seconds_since(t0_);
+    if (t - last_turn_ > kOwnPauseSeconds) paused_ += t - last_turn_;
+    last_turn_ = t;
+    return t - paused_;
+  }
+  // Between turns (a gap within a turn counts at the next one).
+  double now() const { return seconds_since(t0_) - paused_; }
+
+ private:
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+  double last_turn_ = 0, paused_ = 0;
+};
 
 // A number of seconds from the environment variable `name` (> 0), else `fallback`.
 double seconds_from_env(const char* name, double fallback) {
@@ -435,6 +458,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   IdlePause pause;
   std::vector<proto::Reassembler> parts(static_cast<std::size_t>(size));
   const auto t0 = std::chrono::steady_clock::now();
+  RunningClock run_clock;   // the scheduler's times: how long the workers are silent
 
   // Scheduler::wants_batch: threads + 1 batches in flight, in count mode more (cheap units).
   auto wants_more = [&](int w, bool audits_only) {
@@ -444,7 +468,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
   auto feed = [&](int w) {
     const bool audits_only = w == 0 && master_audits;
     while (wants_more(w, audits_only)) {
-      auto batch = sched.next_batch(w, audits_only, seconds_since(t0));
+      auto batch = sched.next_batch(w, audits_only, run_clock.now());
       if (!batch) return;
       if (w == 0) {
         local->submit(*batch);
@@ -500,13 +524,14 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       out.interrupted = true;
       break;
     }
+    const double turn = run_clock.turn();
     bool busy = false;
     int tag = 0;
     while (!out.rank_failure) {
       auto msg = try_receive(MPI_ANY_SOURCE, MPI_ANY_TAG, &tag);
       if (!msg) break;
       const int w = msg->first;
-      sched.heard_from(w, seconds_since(t0));
+      sched.heard_from(w, turn);
       busy = true;
       if (tag == kTagFailed) {
         out.rank_failure = msg->second;
@@ -528,7 +553,7 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
     const double now = seconds_since(t0);
     if (size > 1 && now >= next_stall_check) {
       next_stall_check = now + 0.1;
-      for (const int w : sched.stalled(now, stall_seconds(), kStallFactor)) {
+      for (const int w : sched.stalled(turn, stall_seconds(), kStallFactor)) {
         if (w == 0) continue;   // the master's own audit thread is not a remote rank
         sched.worker_lost(w);
         if (std::ranges::find(out.lost_workers, w) == out.lost_workers.end()) out.lost_workers.push_back(w);
@@ -542,9 +567,9 @@ JobOutcome run_master(const MpiSession& mpi, const proto::JobSpec& spec,
       if (any_live) {
         all_lost_since = -1;
       } else if (all_lost_since < 0) {
-        all_lost_since = now;
-      } else if (now - all_lost_since > kNoWorkerSeconds) {
-        out.rank_failure = "no worker rank has answered for " + std::to_string(static_cast<int>(now - all_lost_since + stall_seconds())) +
+        all_lost_since = turn;
+      } else if (turn - all_lost_since > kNoWorkerSeconds) {
+        out.rank_failure = "no worker rank has answered for " + std::to_string(static_cast<int>(turn - all_lost_since + stall_seconds())) +
                            " s (hung, stopped or cut off)";
         break;
       }
@@ -642,18 +667,13 @@ std::optional<std::string> run_worker(const MpiSession& mpi) {
   IdlePause pause;
   bool failed = false;   // told the master; now only waiting for its stop
   const auto t0 = std::chrono::steady_clock::now();
-  double last_sent = 0, last_heard = 0, last_turn = 0;   // seconds since t0
-  bool watching = true;   // the master's silence: until it says the compute phase is over
+  double last_sent = 0;    // seconds since t0
+  RunningClock run_clock;  // the master's silence, measured at the turn's start
+  double last_heard = 0;   // run_clock's seconds
+  bool watching = true;    // the master's silence: until it says the compute phase is over
   std::optional<std::string> master_silent;
   for (bool running = true; running;) {
-    // A turn of this loop takes at most ~1 ms: a longer gap is time this rank did not run (a
-    // suspended job: Slurm's `scontrol suspend` stops every process of it), not the master's
-    // silence. Without this, a suspension of over kMasterSilentSeconds ended the resumed job.
-    // The silence is measured at the turn's start too, so a stop within the turn counts in the
-    // next turn's gap.
-    const double turn = seconds_since(t0);
-    if (turn - last_turn > kOwnPauseSeconds) last_heard += turn - last_turn;
-    last_turn = turn;
+    const double turn = run_clock.turn();
     bool busy = false;
     int tag = 0;
     while (auto msg = try_receive(0, MPI_ANY_TAG, &tag)) {

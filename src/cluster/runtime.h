@@ -17,6 +17,8 @@
 //     MPI_Abort that finds some ranks in MPI_Finalize (docs/faults.md);
 //   - a master that sends nothing for kMasterSilentSeconds (stopped, hung, cut off) is taken
 //     for hung by its workers: run_worker returns why, and the app ends the job with abort();
+//   - both watches count only the time their own rank ran, so a suspended job (every process
+//     stopped, then continued) is taken neither for a hung master nor for stalled workers;
 //   - an exception that escapes on any rank of a job of several ranks ends with abort().
 // MPI_COMM_WORLD keeps MPI_ERRORS_ARE_FATAL: an MPI error (a lost peer, a broken link) aborts
 // the whole job through the MPI runtime; check_mpi() still checks every call's code.

@@ -6,6 +6,7 @@ kill -9 and SIGSTOP of a worker rank. Every result is compared with an uninterru
 import os
 import re
 import signal
+import threading
 import time
 
 import pytest
@@ -189,30 +190,48 @@ def test_a_master_that_stops_answering_is_noticed_by_the_workers_and_the_rerun_i
     assert_same_result(out, reference)
 
 
-def test_a_suspended_job_resumes_and_its_workers_do_not_take_the_master_for_silent(workdir, rng, reference):
+@pytest.mark.parametrize("first", ["workers", "master"])
+def test_a_suspended_job_resumes_and_no_rank_takes_another_for_silent(workdir, rng, reference, first):
     """Slurm's `scontrol suspend` stops every process of a job (SIGSTOP) and `resume` continues
     them. Here the master stops at a seeded number of journaled units, the workers are stopped too
-    for 1.5x NQUEENS_MASTER_SILENT_SECONDS, then continued 1 s before the master: the workers
-    count only the time they ran (the suspension was taken for the master's silence as soon as
-    they ran again: exit 7), and the job completes exactly."""
+    for 1.5x NQUEENS_MASTER_SILENT_SECONDS, then one side is continued 1 s before the other. Each
+    rank counts only the time it ran, so the workers do not take the master for silent (without
+    that they did as soon as they ran again: exit 7), and the master does not take the workers for
+    stalled (without that, in either order, it warned that both had not answered for over the
+    default 3 s and handed their batches out again); the job completes exactly."""
     out = workdir / "p.h5"
     proc = start(args(out), ranks=3,
                  extra_env={**fault_env(stop_after(rng.randrange(20, 200))), "NQUEENS_MASTER_SILENT_SECONDS": "4"})
+    timers = []
 
     def suspend_the_workers_for_6_s(pids):
+        def cont_workers():
+            for pid in pids[1:]:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass   # the job was ended meanwhile
+
         def suspend():
             for pid in pids[1:]:
                 os.kill(pid, signal.SIGSTOP)
             time.sleep(6)
-            for pid in pids[1:]:
-                os.kill(pid, signal.SIGCONT)
-            time.sleep(1)   # then when_stopped continues the master
+            if first == "workers":
+                cont_workers()
+                time.sleep(1)   # then when_stopped continues the master
+            else:               # when_stopped continues the master now, the workers 1 s later
+                timers.append(threading.Timer(1, cont_workers))
+                timers[0].start()
         when_stopped(proc, pids[0], suspend)
 
-    _, stdout, stderr = ended(proc, suspend_the_workers_for_6_s)
-    injected("suspended job")
+    try:
+        _, stdout, stderr = ended(proc, suspend_the_workers_for_6_s)
+    finally:
+        for t in timers:
+            t.join()
+    injected(f"suspended job, {first} continued first")
     assert proc.returncode == EXIT["ok"], stderr
-    assert "has sent nothing" not in stderr, stderr
+    assert "has sent nothing" not in stderr and "has not answered" not in stderr, stderr
     assert_same_result(out, reference)
 
 
