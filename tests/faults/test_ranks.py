@@ -249,22 +249,23 @@ def test_the_workers_wait_for_a_master_that_writes_its_result_file_however_long(
 
 def test_workers_whose_units_outlast_the_stall_time_are_not_taken_for_stalled(workdir):
     """Units longer than the stall time: N = 27 with 2 pre-placed rows (hours a unit), 3 ranks,
-    the stall time lowered to 1 s (NQUEENS_STALL_SECONDS). A worker that sent nothing for 1 s
-    with a batch overdue by 10 s (10x, before any result) was taken for stalled, and with every
-    worker stalled for 10 s the job stopped, exit 7, about 20 s after the units were handed out:
+    the stall time lowered to 2 s (NQUEENS_STALL_SECONDS). A worker that sent nothing for 2 s
+    with a batch overdue by 20 s (10x, before any result) was taken for stalled, and with every
+    worker stalled for 10 s the job stopped, exit 7, about 30 s after the units were handed out:
     at the default 3 s, every job whose first batch outlasted 30 s did (`mpirun -n 3 nqueens run
     --n 24` after 40 s, the record-size jobs at once). A worker holding work now sends a sign of
-    life after a third of the stall time without sending anything: 23 s in, the job still
-    computes, and a SIGTERM ends it as usual (exit 75, a partial file, no rank left). (1 s, not
-    less: on a loaded machine a rank's main thread may wait a while for a core.) The other way
+    life after a third of the stall time without sending anything: 33 s in, the job still
+    computes, and a SIGTERM ends it as usual (exit 75, a partial file, no rank left). (2 s: on a
+    loaded machine a rank's main thread may wait a while for a core; with 1 s a worker was once
+    taken for stalled mid-run under `ctest -j2`.) The other way
     round, the master sends nothing but its signs of life meanwhile, every third of the 3 s of
     NQUEENS_MASTER_SILENT_SECONDS: without them the workers would end the job as soon as 3 s in."""
-    def still_computing_23_s_in(proc, pids):
-        time.sleep(23)
+    def still_computing_33_s_in(proc, pids):
+        time.sleep(33)
         assert proc.poll() is None, f"the job ended with exit {proc.returncode}"
 
-    err = stop_a_job_of_long_units(workdir / "n27.h5", 3, still_computing_23_s_in,
-                                   extra_env={"NQUEENS_STALL_SECONDS": "1", "NQUEENS_MASTER_SILENT_SECONDS": "3"})
+    err = stop_a_job_of_long_units(workdir / "n27.h5", 3, still_computing_33_s_in,
+                                   extra_env={"NQUEENS_STALL_SECONDS": "2", "NQUEENS_MASTER_SILENT_SECONDS": "3"})
     assert "has not answered" not in err and "no worker rank" not in err and "has sent nothing" not in err, err
 
 
