@@ -245,10 +245,12 @@ struct Sampled {
 
 // K units in K equal strata of the id range, one at random in each (the units of a plan are
 // ordered by their border, and their cost depends on it: stratifying takes that variation out
-// of the estimate). Returned in pairs of neighbouring strata, the pairs in random order.
+// of the estimate). Returned in pairs of neighbouring strata, the pairs in random order. With
+// K >= the plan's units, every unit (one stratum each; of an odd number, the last one after the
+// pairs, alone).
 std::vector<Sampled> draw(const core::UnitPlan& plan, std::uint64_t units, std::size_t k, std::uint64_t seed) {
   std::mt19937_64 rng(seed * 1000003u + static_cast<std::uint64_t>(plan.n()));
-  k = std::min<std::uint64_t>(k + k % 2, units - units % 2);
+  k = k >= units ? units : std::min<std::uint64_t>(k + k % 2, units - units % 2);
   std::vector<std::uint64_t> ids;
   for (std::size_t i = 0; i < k; ++i) {
     const std::uint64_t lo = units * i / k, hi = units * (i + 1) / k;
@@ -270,6 +272,7 @@ std::vector<Sampled> draw(const core::UnitPlan& plan, std::uint64_t units, std::
     out.push_back(in_order[2 * p]);
     out.push_back(in_order[2 * p + 1]);
   }
+  if (in_order.size() % 2) out.push_back(in_order.back());
   return out;
 }
 
@@ -296,14 +299,15 @@ struct Estimate {
 // strata: each pair's mean has variance ~ (a - b)^2 / 4). Cut short (--max-seconds): the pairs'
 // means as a simple random sample of pairs. Every unit timed: their sum, exact.
 Estimate estimate(const std::vector<double>& x, std::uint64_t units, std::size_t pairs_drawn) {
-  const std::size_t p = x.size() / 2;
-  if (p == 0) return {};
-  const auto u = static_cast<double>(units), pf = static_cast<double>(p);
+  const auto u = static_cast<double>(units);
   if (x.size() == units) {
     double all = 0;
     for (double v : x) all += v;
     return {all, 0, all / u};
   }
+  const std::size_t p = x.size() / 2;
+  if (p == 0) return {};
+  const auto pf = static_cast<double>(p);
   double sum = 0, within = 0;
   std::vector<double> means;
   for (std::size_t j = 0; j < p; ++j) {
