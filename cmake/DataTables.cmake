@@ -20,7 +20,7 @@ function(nq_table_rows var file select regex row form)
     endif()
     if(NOT line MATCHES "${regex}")
       message(FATAL_ERROR "${file}: the line\n  ${line}\nis not of the form\n  ${form}\n"
-        "Correct or remove it (see the comments at the top of the file).")
+        "Correct the line or remove it.")
     endif()
     string(REGEX REPLACE "${regex}" "${row}" line "${line}")
     string(APPEND rows "    ${line},\n")
