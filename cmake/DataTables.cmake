@@ -9,7 +9,7 @@
 # becomes `row`, in which \1, \2, ... are the regex's groups, into variable `var` for
 # configure_file. `form` describes a row for the error message.
 function(nq_table_rows var file select regex row form)
-  if(CMAKE_SCRIPT_MODE_FILE STREQUAL "")
+  if(NOT CMAKE_SCRIPT_MODE_FILE)   # a project: a change to the file configures again
     set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${file}")
   endif()
   file(STRINGS "${file}" lines)

@@ -3,8 +3,9 @@
 The real data/known-counts.tsv and bench/sampled-nodes.txt give one row per line meant as a row.
 A copy with one bad line added (a sampled line of a mirror plan, which bench/estimates.py
 refuses; a vector line without its nodes; a count that is not a number) is a configure error
-that names the line, not a row silently left out.
-Environment (set by tests/unit/CMakeLists.txt): NQ_SOURCE_DIR, NQ_CMAKE."""
+that names the line, not a row silently left out. The build that runs this test lists both files
+among its configure dependencies, so that an edit to either configures it again.
+Environment (set by tests/unit/CMakeLists.txt): NQ_SOURCE_DIR, NQ_BINARY_DIR, NQ_CMAKE."""
 import os
 import subprocess
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(os.environ["NQ_SOURCE_DIR"])
+BUILD = Path(os.environ["NQ_BINARY_DIR"])
 CMAKE = os.environ.get("NQ_CMAKE", "cmake")
 SCRIPT = Path(__file__).with_name("print_table.cmake")
 KNOWN = SRC / "data/known-counts.tsv"
@@ -75,3 +77,13 @@ def test_known_bad_row_is_an_error(tmp_path):
     p = table("known", with_line(tmp_path, KNOWN, line))
     assert p.returncode != 0
     assert line in p.stderr and "all whole numbers" in p.stderr, p.stderr
+
+
+def test_an_edit_to_either_file_configures_again():
+    # Where the generator keeps the files whose change reruns CMake: Ninja's build.ninja, the
+    # Makefile generator's CMakeFiles/Makefile.cmake.
+    deps = [f for f in (BUILD / "build.ninja", BUILD / "CMakeFiles/Makefile.cmake") if f.exists()]
+    assert deps, f"no build.ninja or CMakeFiles/Makefile.cmake in {BUILD}"
+    text = deps[0].read_text()
+    for data in (KNOWN, SAMPLED):
+        assert str(data) in text, f"{data} is not a configure dependency of {BUILD}"
