@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "buildinfo/git_commit.h"
+#include "cluster/runtime.h"
 #include "core/kernel.h"
 #include "core/types.h"
 #include "core/version.h"
@@ -73,6 +75,16 @@ int checked_stdout(int code) {
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
   return code == kOk ? kIoError : code;
 }
+// A usage error found while parsing: one line on stderr, exit 2. Under a launcher every rank
+// parses the same arguments and fails alike, so rank 0 alone says it, before MPI_Finalize (whose
+// fence keeps the other ranks from leaving first: mpirun ends the job once one rank has left with
+// a non-zero code). Every rank used to say it, as many lines as ranks.
+int usage_error(const std::string& message) {
+  std::optional<cluster::MpiSession> mpi;
+  if (cluster::launched_ranks() > 1) mpi.emplace(cluster::MpiSession::Ranks::peers);
+  if (!mpi || mpi->rank() == 0) std::cerr << "nqueens: error: " << message << "\n";
+  return kUsage;
+}
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
@@ -97,9 +109,7 @@ int run_command_line(int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (!known) {
-      std::cerr << "nqueens: error: unknown command '" << argv[1] << "' (commands: " << names
-                << "; see nqueens --help)\n";
-      return kUsage;
+      return usage_error("unknown command '" + std::string(argv[1]) + "' (commands: " + names + "; see nqueens --help)");
     }
   }
   try {
@@ -111,8 +121,7 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return cli.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "nqueens: error: " << without_repeated_name(e.what()) << " (see nqueens --help)\n";
-    return kUsage;
+    return usage_error(without_repeated_name(e.what()) + " (see nqueens --help)");
   }
   int code = kOk;
   try {

@@ -118,6 +118,20 @@ def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
     assert len(lines) == 1 and lines[0].startswith("nqueens: error:") and needle in lines[0], p.stderr
 
 
+@pytest.mark.parametrize("args,needle", [
+    (["count", "8", "--threads", "0"], "error: --threads must be a whole number from 1 to 4096, got '0'"),
+    (["run", "--n", "99"], "error: --n: board size N must be a whole number from 1 to 32, got '99'"),
+    (["frobnicate"], "error: unknown command 'frobnicate'"),
+])
+def test_bad_arguments_under_mpirun_are_said_once(args, needle):
+    """Under mpirun every rank parses the same arguments: rank 0 alone says what is wrong, and it
+    is never cut off (5 runs each). Every rank used to say it."""
+    for _ in range(5):
+        p = run(args, ranks=3)
+        assert p.returncode == EXIT["usage"] and p.stdout == "", p.stderr
+        assert p.stderr.count("nqueens: error:") == 1 and p.stderr.count(needle) == 1, p.stderr
+
+
 def test_help_and_version():
     assert "count" in run(["--help"], check=0).stdout
     assert run(["--version"], check=0).stdout.startswith("nqueens ")
