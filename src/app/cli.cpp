@@ -75,13 +75,18 @@ int checked_stdout(int code) {
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
   return code == kOk ? kIoError : code;
 }
+
 // A usage error found while parsing: one line on stderr, exit 2. Under a launcher every rank
 // parses the same arguments and fails alike, so rank 0 alone says it, before MPI_Finalize (whose
 // fence keeps the other ranks from leaving first: mpirun ends the job once one rank has left with
 // a non-zero code). Every rank used to say it, as many lines as ranks.
 int usage_error(const std::string& message) {
   std::optional<cluster::MpiSession> mpi;
-  if (cluster::launched_ranks() > 1) mpi.emplace(cluster::MpiSession::Ranks::peers);
+  try {
+    if (cluster::launched_ranks() > 1) mpi.emplace(cluster::MpiSession::Ranks::peers);
+  } catch (const std::exception&) {   // no MPI here after all: each rank says it, as before
+    mpi.reset();
+  }
   if (!mpi || mpi->rank() == 0) std::cerr << "nqueens: error: " << message << "\n";
   return kUsage;
 }
