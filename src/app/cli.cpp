@@ -84,8 +84,7 @@ int usage_error(const std::string& message) {
   std::optional<cluster::MpiSession> mpi;
   try {
     if (cluster::launched_ranks() > 1) mpi.emplace(cluster::MpiSession::Ranks::peers);
-  } catch (const std::exception&) {   // no MPI here after all: each rank says it, as before
-    mpi.reset();
+  } catch (const std::exception&) {   // (MPI would not start: then each rank says it, as before)
   }
   if (!mpi || mpi->rank() == 0) std::cerr << "nqueens: error: " << message << "\n";
   return kUsage;
