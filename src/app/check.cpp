@@ -416,7 +416,7 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     std::cout << "note     " << o.file << " was written by nqueens " << info.program_version << ", commit " << info.git_commit
               << ": a unit whose placement or multiplicity is not that of " << this_programs_plan(checker.plan())
               << " may be right for the plan of the nqueens that wrote it; check it with that one\n";
-  return code;
+  return checked_stdout(code);   // out before the session ends: the other ranks leave with `code`
 }
 
 }  // namespace nq::app

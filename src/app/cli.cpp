@@ -2,10 +2,7 @@
 // of them with every error mapped to one line on stderr and a documented exit code
 // (app/exit_codes.h). main.cpp only calls run_command_line.
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <cstdlib>
-#include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <optional>
 #include "app/commands.h"
@@ -60,20 +57,6 @@ std::string without_repeated_name(const std::string& message) {
   if (colon == std::string::npos || colon == 0) return message;
   const std::string rest = message.substr(colon + 2);
   return rest.find(message.substr(0, colon)) != std::string::npos ? rest : message;
-}
-
-// The command's exit code, unless what it wrote to stdout was lost (a full disk, a closed
-// stdout, a reader gone while SIGPIPE is ignored): then one line, and exit 4 instead of 0.
-// Every command used to exit 0 with its output gone.
-int checked_stdout(int code) {
-  errno = 0;
-  std::cout.flush();   // through stdio (synced): it flushes stdout, and its failure sets errno
-  const bool flushed = std::fflush(stdout) == 0;
-  const int err = errno;
-  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
-  std::cerr << "nqueens: error: cannot write the output to stdout"
-            << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
-  return code == kOk ? kIoError : code;
 }
 
 // A usage error found while parsing: one line on stderr, exit 2. Under a launcher every rank

@@ -162,6 +162,7 @@ int count_units_here(const CountOptions& o) {
       if (ranks > 1)   // as `run` says it
         std::cout << "layout   " << ranks << " rank(s), " << all_threads << " compute thread(s) on " << mpi->host_list() << "\n";
       if (known_match(r) == core::KnownMatch::mismatch) code = kVerifyFailed;
+      code = checked_stdout(code);   // out before the session ends, and its code every rank's
     }
   } catch (...) {
     if (ranks > 1) mpi->abort(report_current_exception(mpi->where()));

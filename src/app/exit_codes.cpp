@@ -1,4 +1,7 @@
 #include "app/exit_codes.h"
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <sstream>
@@ -53,6 +56,19 @@ Reported describe_current_exception(const std::string& where) {
     out << "nqueens: internal error: " << where << "an exception of unknown type\n";
     return {kInternal, out.str()};
   }
+}
+
+int checked_stdout(int code) {
+  errno = 0;
+  std::cout.flush();   // through stdio (synced): it flushes stdout, and its failure sets errno
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::cerr << "nqueens: error: cannot write the output to stdout"
+            << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+  std::clearerr(stdout);   // said: a later call does not say it again
+  std::cout.clear();
+  return code == kOk ? kIoError : code;
 }
 
 int report_current_exception(const std::string& where) {

@@ -40,4 +40,12 @@ Reported describe_current_exception(const std::string& where = {});
 // <where><what>", plus a hint for some kinds) and returns its exit code.
 int report_current_exception(const std::string& where = {});
 
+// Flushes stdout and returns the command's exit code, unless what it wrote there was lost (a
+// full disk, a closed stdout, a reader gone while SIGPIPE is ignored): then one line on stderr
+// (once: the stream's error is cleared), and exit 4 instead of 0. Every command used to exit 0
+// with its output gone. run_command_line calls it last; rank 0 of several calls it before the
+// MPI session ends too: once a rank has left with a non-zero code, mpirun kills the others, and
+// output still in stdout's buffer would be lost.
+int checked_stdout(int code);
+
 }  // namespace nq::app

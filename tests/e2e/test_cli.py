@@ -158,17 +158,20 @@ def test_version_names_the_kernel_the_cpu_flags_allow():
 
 def test_output_that_cannot_be_written_is_an_io_error_not_success(workdir):
     """stdout on a full disk, or closed: every command used to exit 0 with its output gone. Now
-    exit 4 and one line saying why; a run's result file is still written."""
+    exit 4 and one line saying why, once (`count` and `check` flush it before their MPI session
+    ends, and the command line's end checks it again); a run's result file is still written."""
     out = workdir / "r.h5"
     for args in (["solve", 8], ["solve", 10, "--all", "--format", "columns"], ["count", 12],
-                 ["run", "--n", 10, "--out", out], ["info", out]):
+                 ["run", "--n", 10, "--out", out], ["info", out], ["check", out, "--quiet"]):
         with open("/dev/full", "w") as full:
             p = subprocess.run(command(args), env=env(None, uses_mpi(args, None)), stdout=full,
                                stderr=subprocess.PIPE, text=True, timeout=120)
         assert p.returncode == EXIT["io"], (args, p.stderr)
-        # (the reason is known when the last flush fails; `solve --all` lost its writes earlier)
-        reason = "" if "--all" in args else ": No space left on device"
+        # (the reason is known when the last flush fails; `solve --all` and `check` flush as they
+        # go, and lost their writes earlier)
+        reason = "" if "--all" in args or args[0] == "check" else ": No space left on device"
         assert f"nqueens: error: cannot write the output to stdout{reason}" in p.stderr, (args, p.stderr)
+        assert p.stderr.count("cannot write the output") == 1, (args, p.stderr)
     assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
     p = subprocess.run(["bash", "-c", 'exec "$@" >&-', "-", *command(["solve", 8])], env=env(mpi=False),
                        stderr=subprocess.PIPE, text=True, timeout=120)
