@@ -72,31 +72,37 @@ void add_run_command(CLI::App& cli, Runner& run) {
                 "is started; slurm/submit runs it before it queues a job");
   cmd->callback([o, &run] {
     run = [o] {
-      JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
-      core::JobParams& p = c.params;
-      if (o->n) p.n = *o->n;
-      if (o->mode) p.mode = core::from_string<core::Mode>(*o->mode);   // names checked by CLI11 above
-      if (o->out) c.out = *o->out;
-      if (o->depth) p.depth = *o->depth;
-      if (o->threads) c.threads = *o->threads;
-      if (o->boards) p.boards = core::from_string<core::BoardSet>(*o->boards);
-      if (o->symmetry) p.symmetry = core::from_string<core::Symmetry>(*o->symmetry);
-      if (o->shard) p.shard = parse_shard(*o->shard, "--shard");
-      if (o->status_file) c.status_file = *o->status_file;   // checked in finalize_config
-      if (o->progress) c.progress_interval = *o->progress;
-      if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
-      if (o->audit) c.audit = *o->audit;
-      c.force = o->force;
-      c.skip_complete = o->skip_complete;
-      c.lock_wait = o->lock_wait;
-      if (o->dry_run) return dry_run(std::move(c));
+      // The job: its file with the flags over it. Only rank 0 (the master) reads it; the workers
+      // take the job from the master, so the file need only be readable where rank 0 runs, and an
+      // error in it is said once, by rank 0, which ends the job (run_job).
+      const auto job = [o] {
+        JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
+        core::JobParams& p = c.params;
+        if (o->n) p.n = *o->n;
+        if (o->mode) p.mode = core::from_string<core::Mode>(*o->mode);   // names checked by CLI11 above
+        if (o->out) c.out = *o->out;
+        if (o->depth) p.depth = *o->depth;
+        if (o->threads) c.threads = *o->threads;
+        if (o->boards) p.boards = core::from_string<core::BoardSet>(*o->boards);
+        if (o->symmetry) p.symmetry = core::from_string<core::Symmetry>(*o->symmetry);
+        if (o->shard) p.shard = parse_shard(*o->shard, "--shard");
+        if (o->status_file) c.status_file = *o->status_file;   // checked in finalize_config
+        if (o->progress) c.progress_interval = *o->progress;
+        if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
+        if (o->audit) c.audit = *o->audit;
+        c.force = o->force;
+        c.skip_complete = o->skip_complete;
+        c.lock_wait = o->lock_wait;
+        return c;
+      };
+      if (o->dry_run) return dry_run(job());
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();
       const cluster::MpiSession mpi;
       RunEnd end;
       try {
-        end = run_job(std::move(c), mpi);
+        end = run_job(job, mpi);
       } catch (...) {
         // The other ranks wait for this one: end them all, or the job hangs until its limit.
         if (mpi.size() > 1)
@@ -167,7 +173,18 @@ void add_check_command(CLI::App& cli, Runner& run) {
   cmd->add_option("FILE", o->check.file, "an nqueens result file (.h5)")->required()->check(file_path("FILE"));
   auto* sample = cmd->add_option("--sample", o->check.sample, "recount this many units drawn at random (default 16)")
                      ->check(whole_number("--sample", 1, 1LL << 40));
-  auto* units = cmd->add_option("--units", o->units, "recount these unit ids, e.g. 12,40-49");
+  // Checked while parsing, so that a malformed list is a usage error said once under a launcher.
+  auto* units = cmd->add_option("--units", o->units, "recount these unit ids, e.g. 12,40-49")
+                    ->check(CLI::Validator(
+                        [](std::string& s) {
+                          try {
+                            parse_unit_ranges(s);
+                          } catch (const ExitError& e) {
+                            return std::string(e.what());
+                          }
+                          return std::string();
+                        },
+                        "LIST"));
   auto* all = cmd->add_flag("--all", o->check.all, "recount every unit of the file");
   sample->excludes(units)->excludes(all);
   units->excludes(all);
@@ -190,7 +207,7 @@ void add_check_command(CLI::App& cli, Runner& run) {
   cmd->callback([o, &run] {
     run = [o] {
       CheckOptions c = o->check;
-      if (!o->units.empty()) c.ranges = parse_unit_ranges(o->units);
+      if (!o->units.empty()) c.ranges = parse_unit_ranges(o->units);   // (checked above)
       c.kernel = kKernels.at(o->kernel);
       const cluster::MpiSession mpi(cluster::MpiSession::Ranks::peers);   // under mpirun/srun the ranks share the units
       return check_units(c, mpi);

@@ -753,7 +753,7 @@ int dry_run(JobConfig config) {
   return kOk;
 }
 
-RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
+RunEnd run_job(const std::function<JobConfig()>& job, const cluster::MpiSession& mpi) {
   const auto warnings = mpi.gather_warnings();   // collective: every rank takes part
   if (mpi.rank() != 0) {
     install_worker_signals();
@@ -767,12 +767,13 @@ RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
   install_master_signals();
   std::optional<MasterSession> session;
   std::optional<std::string> status_file;   // only once checked: a bad one is never written
-  proto::JobSpec job;
+  proto::JobSpec spec;
   try {
+    JobConfig config = job();
     finalize_config(config);
     status_file = config.status_file;
     session.emplace(std::move(config), mpi, mpi.host_list());
-    job = session->prepare();
+    spec = session->prepare();
   } catch (const AlreadyComplete& done) {
     cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
     std::cerr << "nqueens: " << done.message << "\n";
@@ -781,7 +782,7 @@ RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi) {
     cluster::cancel_job(mpi);   // the workers learn there is no job and exit cleanly
     return record_end(status_file, {report_current_exception()});
   }
-  return record_end(status_file, session->run(job));
+  return record_end(status_file, session->run(spec));
 }
 
 }  // namespace nq::app

@@ -3,6 +3,7 @@
 // checked batch, and writes the HDF5 result file (complete, or partial on a stop signal).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include "app/job_config.h"
 #include "cluster/runtime.h"
 
@@ -28,8 +29,10 @@ struct RunEnd {
 // --skip-complete).
 int dry_run(JobConfig config);
 
-// An exception that escapes leaves the job's ranks out of step: the caller must end the job
+// `job` makes the job's configuration; rank 0 alone calls it (the workers take the job from it),
+// and an error it throws is reported once, by rank 0, which ends the job on every rank. An
+// exception that escapes leaves the job's ranks out of step: the caller must end the job
 // (MpiSession::abort).
-RunEnd run_job(JobConfig config, const cluster::MpiSession& mpi);
+RunEnd run_job(const std::function<JobConfig()>& job, const cluster::MpiSession& mpi);
 
 }  // namespace nq::app

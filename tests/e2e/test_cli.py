@@ -122,6 +122,8 @@ def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
     (["count", "8", "--threads", "0"], "error: --threads must be a whole number from 1 to 4096, got '0'"),
     (["run", "--n", "99"], "error: --n: board size N must be a whole number from 1 to 32, got '99'"),
     (["frobnicate"], "error: unknown command 'frobnicate'"),
+    (["check", "r.h5", "--units", "5-2"], "error: --units: the range 5-2 ends before it starts"),
+    (["run", "--n", "8", "--shard", "5/2"], "error: --shard: shard '5/2' must be i/n"),
 ])
 def test_bad_arguments_under_mpirun_are_said_once(args, needle):
     """Under mpirun every rank parses the same arguments: rank 0 alone says what is wrong, and it

@@ -3,12 +3,13 @@ HDF5 file, job files, and its refusals."""
 import itertools
 import os
 import re
+import subprocess
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import EXIT, KNOWN, ROOT, attrs, board_set, run, units_table
+from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, run, units_table
 
 
 def brute_force(n):
@@ -86,17 +87,36 @@ def test_job_file_is_read_and_flags_override_it(workdir):
     ('n = 8\nout = ""\n', "key 'out' is empty"),   # (it fell back to the default file)
 ])
 def test_bad_job_files_are_usage_errors_naming_the_key(workdir, text, needle):
+    """Said once under mpirun -n 3: rank 0 alone reads the job file (every rank did, and said it)."""
     job = workdir / "bad.toml"
     job.write_text(text)
-    p = run(["run", job, "--out", workdir / "x.h5"], ranks=2)
+    p = run(["run", job, "--out", workdir / "x.h5"], ranks=3)
     assert p.returncode == EXIT["usage"], p.stderr
     assert needle in p.stderr and str(job) in p.stderr
+    assert p.stderr.count("nqueens: error:") == 1, p.stderr
     assert not (workdir / "x.h5").exists()
 
 
 def test_missing_job_file_and_directory_job_file(workdir):
-    assert run(["run", workdir / "nope.toml"]).returncode == EXIT["usage"]
-    assert run(["run", workdir]).returncode == EXIT["usage"]
+    for job in (workdir / "nope.toml", workdir):
+        p = run(["run", job], ranks=3)
+        assert p.returncode == EXIT["usage"] and p.stderr.count("nqueens: error: job file") == 1, p.stderr
+
+
+def test_the_job_file_need_be_readable_only_where_rank_0_runs(workdir):
+    """The workers take the job from the master, so they never read the file: here the workers run
+    in a directory without it (as on a node that cannot see the file's directory). They used to
+    stop the job at once with 'job file job.toml: not found'."""
+    master, elsewhere = workdir / "master", workdir / "elsewhere"
+    master.mkdir()
+    elsewhere.mkdir()
+    (master / "job.toml").write_text(f'n = 10\nout = "{workdir}/r.h5"\n')
+    args = [BIN, "run", "job.toml"]
+    p = subprocess.run(["mpirun", "-n", "1", "--wdir", str(master), *args, ":", "-n", "2", "--wdir", str(elsewhere), *args],
+                       env=env(), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    a = attrs(workdir / "r.h5")
+    assert a["total"] == KNOWN[10]["total"] and a["ranks"] == 3 and a["status"] == "complete", a
 
 
 def test_complete_result_is_never_overwritten_without_force(workdir):
