@@ -121,8 +121,10 @@ class Lines {
  public:
   explicit Lines(std::uint64_t keep) : keep_(keep) {}   // keep: at most this many (0: none, stdout)
   void add(const std::string& line, Tally& t) {   // under the caller's lock
-    if (!keep_) std::cout << line << std::flush;
-    else if (kept_ < keep_) {
+    if (!keep_) {
+      std::cout << line;
+      flush_stdout();   // a failure is said at the end, with its reason
+    } else if (kept_ < keep_) {
       text_ += line;
       ++kept_;
     } else {
@@ -346,7 +348,8 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     std::cout << "units    " << what;
     if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
     std::cout << "; recounted with the " << core::kernel_name() << " search on " << all_threads << " thread(s)"
-              << (several ? " of " + std::to_string(mpi.size()) + " ranks" : "") << "\n" << std::flush;
+              << (several ? " of " + std::to_string(mpi.size()) + " ranks" : "") << "\n";
+    flush_stdout();
   }
 
   const auto share = several ? rank_share(spans, mpi.rank(), mpi.size()) : spans;

@@ -53,7 +53,7 @@ void add_solve_command(CLI::App& cli, Runner& run) {
       const core::Count printed = core::for_each_solution(o->n, [&](core::BoardView b) {
         print_board(b, o->format, first);
         first = false;
-        return o->all && std::cout.good();   // a write failed: nobody reads the rest
+        return o->all && stdout_good();   // a write failed: nobody reads the rest
       });
       if (json) std::cout << (printed ? "\n" : "") << "]}\n";
       if (printed == 0 && !json) std::cout << "No solution exists for N = " << o->n << ".\n";

@@ -58,12 +58,28 @@ Reported describe_current_exception(const std::string& where) {
   }
 }
 
+namespace {
+int stdout_errno = 0;   // the reason of the first failed write to stdout that stdout_good saw
+}  // namespace
+
+bool stdout_good() {
+  if (std::cout.good() && !std::ferror(stdout)) return true;
+  if (stdout_errno == 0) stdout_errno = errno;
+  return false;
+}
+
+bool flush_stdout() {
+  std::cout.flush();
+  return stdout_good();
+}
+
 int checked_stdout(int code) {
   errno = 0;
   std::cout.flush();   // through stdio (synced): it flushes stdout, and its failure sets errno
   const bool flushed = std::fflush(stdout) == 0;
-  const int err = errno;
+  const int err = errno != 0 ? errno : stdout_errno;   // this flush's reason, else an earlier write's
   if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  stdout_errno = 0;
   std::cerr << "nqueens: error: cannot write the output to stdout"
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
   std::clearerr(stdout);   // said: a later call does not say it again

@@ -48,4 +48,11 @@ int report_current_exception(const std::string& where = {});
 // output still in stdout's buffer would be lost.
 int checked_stdout(int code);
 
+// For commands that write as they go: whether every write to stdout so far succeeded. At the
+// first failure one of them sees, it keeps errno, the failed write's reason, which later calls
+// lose (stdio drops the unwritten buffer), for checked_stdout to say. Not thread-safe: callers
+// that write from several threads call it under their lock. flush_stdout flushes first.
+bool stdout_good();
+bool flush_stdout();
+
 }  // namespace nq::app
