@@ -23,8 +23,8 @@ Totals decide_totals(store::RunInfo& info, const UnitSource& units, std::uint64_
   return t;
 }
 
-bool can_write_result(const core::JobParams& params, bool journal_failed) {
-  return !(journal_failed && params.boards_mode());
+bool can_write_result(const core::JobParams& params, bool journal_failed, bool complete, bool over_complete) {
+  return !(journal_failed && params.boards_mode()) && (complete || !over_complete);
 }
 
 Ending decide_ending(const RunFacts& f) {

@@ -26,9 +26,12 @@ struct Totals {
 Totals decide_totals(store::RunInfo& info, const UnitSource& units, std::uint64_t units_in_shard, bool stop_requested,
                      const core::StopFn& stop = {});
 
-// Whether a result file can be written: after a journal write failure the boards cannot be
-// streamed from the journal, so in boards mode there is no partial file then.
-bool can_write_result(const core::JobParams& params, bool journal_failed);
+// Whether the result file is written, its status `complete` or not: after a journal write
+// failure the boards cannot be streamed from the journal, so in boards mode there is no partial
+// file then; and a partial result never replaces a complete one (`over_complete`: --force, and OUT
+// held a complete result as the run began). That one stays until this run's is complete, and
+// the journal keeps the finished units, from which the same command resumes.
+bool can_write_result(const core::JobParams& params, bool journal_failed, bool complete, bool over_complete);
 
 enum class FileWrite : std::uint8_t { written, skipped, failed, interrupted };
 

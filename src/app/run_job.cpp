@@ -273,11 +273,12 @@ class MasterSession : public cluster::MasterHooks {
   std::unique_ptr<ProgressLine> progress_;
   std::optional<store::RunInfo> complete_;   // a complete OUT to be judged (--skip-complete)
   std::optional<store::RunInfo> partial_;    // a partial OUT to be judged (not --force)
+  bool over_complete_ = false;               // --force, and OUT holds a complete result (can_write_result)
   double previous_wall_ = 0;
   std::string start_time_ = utc_now();
   std::chrono::steady_clock::time_point run_start_;
   int code_ = kInternal;   // set by on_finished
-  std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and journaled by it
+  std::uint64_t resumed_ = 0, finished_ = 0;   // units done before this run, and written to the journal by it
   ProgressState progress_state_;               // what is known at the run's start; on_progress adds the rest
 };
 
@@ -296,6 +297,7 @@ proto::JobSpec MasterSession::prepare() {
 void MasterSession::check_previous_result() {
   const auto previous = previous_result(c_);
   if (!previous) return;
+  over_complete_ = previous->status == store::Status::complete && c_.force;
   if (previous->status == store::Status::complete && c_.skip_complete) {
     complete_ = previous;
     if (c_.params.depth) judge_complete(c_, *complete_);   // else once prepare_plan has chosen the depth
@@ -353,8 +355,10 @@ proto::JobSpec MasterSession::prepare_files() {
               << journal_->dropped_tail_bytes() << " bytes); that unit is recomputed\n";
   if (table_->size()) {
     check_recovered_units("journal " + journal_path, "move it away and rerun to recompute");
-    std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of "
-              << units_in_shard_ << " units already done\n";
+    std::cerr << "nqueens: resuming from " << journal_path << ": " << table_->size() << " of " << units_in_shard_
+              << " units already done"
+              << (c_.force ? " (--force keeps this job's finished units: remove the journal to recompute them)" : "")
+              << "\n";
   } else if (partial_ && partial_->units_done) {   // judge_partial let only a count job's through
     std::cerr << "nqueens: resuming from " << c_.out << ", whose journal was gone: " << adopt_partial_units() << " of "
               << units_in_shard_ << " units already done, now in a new " << journal_path << "\n";
@@ -426,7 +430,7 @@ std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& p
   for (bool announced = false;;) {
     try {
       auto journal = std::make_unique<store::Journal>(path, store::JournalKey{c_.params, units_total_, kProgramVersion}, stop,
-                                                      c_.force ? store::Journal::Open::discard : store::Journal::Open::resume,
+                                                      c_.force ? store::Journal::Open::resume_or_discard : store::Journal::Open::resume,
                                                       on_recovered);
       if (announced) {
         std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
@@ -456,18 +460,26 @@ std::unique_ptr<store::Journal> MasterSession::open_journal(const std::string& p
 void MasterSession::on_results(const proto::ResultBatch& results, const std::vector<core::WorkUnit>& units) {
   if (write_failure_) return;
   try {
+    std::uint64_t appended = 0;
     for (std::size_t i = 0; i < units.size(); ++i) {
       const auto& r = results.results[i];
       if (table_->done(r.id)) continue;   // finished twice (e.g. recomputed after a rejection): keep one
       const store::UnitRecord rec = unit_record(units[i], r);   // the scheduler paired them by id
       journal_->append(rec, r.boards, r.class_sizes);
       table_->add(rec);
+      ++appended;
     }
     cluster::inject_journal_fault(table_->size(), [this] { journal_->sync(); });
+    // Written at once (a killed master loses none of them), fsynced every checkpoint_interval
+    // (a crash of the machine loses at most that much): until session 44 the records waited in
+    // the journal's buffer for the next sync, and a kill lost them too.
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_sync_).count() >= c_.checkpoint_interval) {
       journal_->sync();
       last_sync_ = std::chrono::steady_clock::now();
+    } else {
+      journal_->write_out();
     }
+    finished_ += appended;   // written: a failed write leaves them out (they may be torn)
   } catch (const store::WriteError& e) {
     fail_write(e);
   }
@@ -532,7 +544,6 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
     fail_write(e);   // keeps the first failure's message (ENOSPC, EFBIG, ...), not "an earlier write failed"
   }
   const std::uint64_t done = table_->size();
-  finished_ = done - resumed_;
   store::RunInfo info;
   info.program_version = kProgramVersion;
   info.git_commit = kGitCommit;
@@ -553,7 +564,7 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
 
   RunFacts facts;
   facts.file = FileWrite::skipped;
-  if (can_write_result(c_.params, write_failure_)) {
+  if (can_write_result(c_.params, write_failure_, info.status == store::Status::complete, over_complete_)) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
       // being written): OUT stays as it was, the journal has every finished unit.
@@ -585,6 +596,10 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
 void MasterSession::report(Ending ending, const store::RunInfo& info, bool integrity_ok,
                            const cluster::JobOutcome& outcome, std::size_t done, core::Total nodes) const {
   const int code = exit_code(ending);
+  // What OUT holds after a run that ended early (can_write_result).
+  const std::string out_holds = over_complete_ && info.status != store::Status::complete
+                                    ? c_.out + " still holds the earlier complete result, which this job replaces once it completes"
+                                    : "partial result in " + c_.out;
   switch (ending) {
     case Ending::write_interrupted:   // said when it happened
       return;
@@ -595,17 +610,17 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
       return;
     case Ending::rank_failed:
       std::cerr << "nqueens: error: " << *outcome.rank_failure << "\nnqueens: the job was stopped: " << done
-                << " of " << units_in_shard_ << " units done are kept in " << c_.out << ".journal (partial result in "
-                << c_.out << "); fix the cause and rerun the same command to resume (exit " << code << ")\n";
+                << " of " << units_in_shard_ << " units done are kept in " << c_.out << ".journal (" << out_holds
+                << "); fix the cause and rerun the same command to resume (exit " << code << ")\n";
       return;
     case Ending::verify_failed:
       std::cerr << "nqueens: error: " << *outcome.failure << "\nnqueens: " << done << " of "
-                << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (partial result in "
-                << c_.out << "); exit " << code << "\n";
+                << units_in_shard_ << " units agreed and are kept in " << c_.out << ".journal (" << out_holds
+                << "); exit " << code << "\n";
       return;
     case Ending::interrupted:
       std::cerr << "nqueens: stopped by signal " << stop_signal() << ": " << done << " of "
-                << units_in_shard_ << " units done; partial result in " << c_.out
+                << units_in_shard_ << " units done; " << out_holds
                 << "; rerun the same command to resume (exit " << code << ")\n";
       return;
     case Ending::wrong_count:
@@ -691,8 +706,10 @@ int dry_run(JobConfig config) {
   std::error_code ec;
   const std::uintmax_t size = fs::is_regular_file(journal, ec) ? fs::file_size(journal, ec) : 0;
   const double journal_bytes = ec ? 0 : static_cast<double>(size);
-  // A journal the run would resume must be this job's (--force discards it unread).
-  if (journal_bytes > 0 && !config.force) store::Journal::check_key(journal, {p, units, kProgramVersion});
+  // A journal the run would resume must be this job's; --force discards another job's.
+  const store::JournalKey key{p, units, kProgramVersion};
+  if (journal_bytes > 0 && !config.force) store::Journal::check_key(journal, key);
+  const bool resumes_journal = journal_bytes > 0 && (!config.force || store::Journal::is_of(journal, key));
   // A run of this job under way holds the journal: the run is refused unless it waits (--force too).
   const bool locked = [&] {
     try {
@@ -703,20 +720,20 @@ int dry_run(JobConfig config) {
       return true;
     }
   }();
-  print_run_needs(std::cout, p, units, config.out, config.force ? 0 : journal_bytes);   // --force discards it
+  print_run_needs(std::cout, p, units, config.out, resumes_journal ? journal_bytes : 0);
   // What a resume skips, where the compute line has an estimate to take it off: the journal's
   // units (read without its lock: a run may hold it), else those of a partial count result
   // (which the run adopts: judge_partial let it through).
   std::optional<DoneWork> done_work;
-  if (!config.force && !plan_nodes_unknown(p)) {
+  if (!plan_nodes_unknown(p)) {
     const auto add = [&](const store::UnitRecord& r) { done_work->add(r); };
-    if (journal_bytes > 0) {
+    if (resumes_journal) {
       if (journal_bytes > 256e6)   // ~2.5 M records, ~0.3 s warm; seconds to minutes beyond
         std::cerr << "nqueens: reading the journal " << journal << " (" << gigabytes(journal_bytes)
                   << ") for the units a resume skips\n";
       done_work.emplace(units, "the journal");
-      store::Journal::read_records(journal, {p, units, kProgramVersion}, add);
-    } else if (previous && previous->status == store::Status::partial && previous->units_done) {
+      store::Journal::read_records(journal, key, add);
+    } else if (!config.force && previous && previous->status == store::Status::partial && previous->units_done) {
       done_work.emplace(units, config.out + "'s units");
       store::ResultReader(config.out).for_each_unit(add);
     }
@@ -733,13 +750,17 @@ int dry_run(JobConfig config) {
                 << (previous->status == store::Status::complete ? ", total " + core::to_decimal(previous->total) : "")
                 << ")";
     const bool has_journal = journal_bytes > 0;
-    if (config.force && (previous || has_journal))
+    const std::string journal_text = journal + " (" + gigabytes(journal_bytes) + ")";
+    if (resumes_journal) {
+      std::cout << "; its journal " << journal_text << " holds finished units" << (config.force ? " of this job" : "")
+                << ": the run resumes, skipping them";
+      if (config.force)
+        std::cout << (previous ? ", and replaces it at the end" : "")
+                  << " (--force keeps this job's finished units: remove the journal to recompute them)";
+    } else if (config.force && (previous || has_journal))
       std::cout << ": --force recomputes every unit"
-                << (has_journal ? ", discarding the journal " + journal + " (" + gigabytes(journal_bytes) + ")" : "")
+                << (has_journal ? ", discarding the journal " + journal_text + ", which is not this job's" : "")
                 << (previous ? ", and replaces it at the end" : "");
-    else if (has_journal)
-      std::cout << "; its journal " << journal << " (" << gigabytes(journal_bytes)
-                << ") holds finished units: the run resumes, skipping them";
     else if (previous && previous->status == store::Status::partial && previous->units_done)   // count mode
       std::cout << "; it has no journal: the run resumes from its units, journaled anew";
     else

@@ -291,6 +291,45 @@ Walked walk_valid_records(int fd, const std::string& path, std::uint64_t off, co
   return {off, end};
 }
 
+// The header of the journal open at fd: checked against `key` (ParameterMismatch, CorruptJournal
+// as Journal's constructor says). Returns the offset of the first record.
+std::uint64_t read_journal_header(int fd, const std::string& path, const JournalKey& key) {
+  auto not_journal = [&](const std::string& why) {
+    throw CorruptJournal("store::journal: not an nqueens journal: " + path + " (" + why + ")");
+  };
+  std::uint8_t head[16];
+  if (!pread_exact(fd, head, sizeof head, 0, path)) not_journal("too short");
+  if (std::memcmp(head, kSignature, sizeof kSignature) != 0) not_journal("no journal signature");
+  const std::uint32_t version = get_u32(head + 8);
+  if (version < kVersion)   // its records mean other things: version 1 held all-mode images
+    throw ParameterMismatch("store::journal: " + path + " has journal version " + std::to_string(version) +
+                            ", written by an earlier nqueens; this one reads version " + std::to_string(kVersion));
+  if (version != kVersion)
+    throw CorruptJournal("store::journal: " + path + ": unsupported journal version " + std::to_string(version));
+  const std::uint32_t klen = get_u32(head + 12);
+  if (klen > kMaxKey) not_journal("damaged header");
+  std::vector<std::uint8_t> buf(8 + klen + 4);
+  if (!pread_exact(fd, buf.data(), buf.size(), 8, path)) not_journal("damaged header");
+  if (crc32_of(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
+  const auto file_key = decode_key(buf.data() + 8, klen);
+  if (!file_key) not_journal("damaged header");
+  if (!(*file_key == key))
+    throw ParameterMismatch("store::journal: " + path + " belongs to another job: " + key_differences(*file_key, key));
+  return 16 + klen + 4;
+}
+
+// Whether the journal open at fd has `key`'s header (read_journal_header throws nothing for it).
+bool header_is(int fd, const std::string& path, const JournalKey& key) {
+  try {
+    read_journal_header(fd, path, key);
+    return true;
+  } catch (const ParameterMismatch&) {
+    return false;
+  } catch (const CorruptJournal&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -316,8 +355,8 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
 // Two processes appending to one journal would interleave records, so the one that uses it holds
 // an exclusive flock on it. The lock is on the file, not the name: the file locked must still be
 // the one at path_ (a run that ended may have removed it meanwhile: then again), and a new journal
-// never replaces one that another run created first (create_file). Discarding (--force) happens
-// under the lock, so it never removes a journal that a running job holds. A file system without
+// never replaces one that another run created first (create_file). Discarding another job's
+// journal (--force) happens under the lock, so it never removes a journal that a running job holds. A file system without
 // flock (ENOLCK, some NFS mounts) is used unlocked, as before the lock existed.
 void Journal::open_locked(Open open) {
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
@@ -333,7 +372,7 @@ void Journal::open_locked(Open open) {
     if (::fstat(fd.get(), &held) != 0 || ::stat(path_.c_str(), &named) != 0 || held.st_dev != named.st_dev ||
         held.st_ino != named.st_ino)
       continue;   // removed or replaced before the lock was taken
-    if (open == Open::discard) {   // start over: no run holds it, so it can go
+    if (open == Open::resume_or_discard && !header_is(fd.get(), path_, key_)) {   // start over: no run holds it
       if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
         throw WriteError("store::journal: cannot remove " + path_ + ": " + fs::errno_text(errno));
       open = Open::resume;
@@ -385,35 +424,6 @@ bool Journal::create_file(const JournalKey& key) {
   return created;
 }
 
-namespace {
-// The header of the journal open at fd: checked against `key` (ParameterMismatch, CorruptJournal
-// as Journal's constructor says). Returns the offset of the first record.
-std::uint64_t read_journal_header(int fd, const std::string& path, const JournalKey& key) {
-  auto not_journal = [&](const std::string& why) {
-    throw CorruptJournal("store::journal: not an nqueens journal: " + path + " (" + why + ")");
-  };
-  std::uint8_t head[16];
-  if (!pread_exact(fd, head, sizeof head, 0, path)) not_journal("too short");
-  if (std::memcmp(head, kSignature, sizeof kSignature) != 0) not_journal("no journal signature");
-  const std::uint32_t version = get_u32(head + 8);
-  if (version < kVersion)   // its records mean other things: version 1 held all-mode images
-    throw ParameterMismatch("store::journal: " + path + " has journal version " + std::to_string(version) +
-                            ", written by an earlier nqueens; this one reads version " + std::to_string(kVersion));
-  if (version != kVersion)
-    throw CorruptJournal("store::journal: " + path + ": unsupported journal version " + std::to_string(version));
-  const std::uint32_t klen = get_u32(head + 12);
-  if (klen > kMaxKey) not_journal("damaged header");
-  std::vector<std::uint8_t> buf(8 + klen + 4);
-  if (!pread_exact(fd, buf.data(), buf.size(), 8, path)) not_journal("damaged header");
-  if (crc32_of(buf.data(), 8 + klen) != get_u32(buf.data() + 8 + klen)) not_journal("header checksum mismatch");
-  const auto file_key = decode_key(buf.data() + 8, klen);
-  if (!file_key) not_journal("damaged header");
-  if (!(*file_key == key))
-    throw ParameterMismatch("store::journal: " + path + " belongs to another job: " + key_differences(*file_key, key));
-  return 16 + klen + 4;
-}
-}  // namespace
-
 void Journal::read_header(const JournalKey& key) { data_start_ = read_journal_header(fd_, path_, key); }
 
 void Journal::check_not_in_use(const std::string& path) {
@@ -424,6 +434,11 @@ void Journal::check_not_in_use(const std::string& path) {
     return;
   }
   ::flock(fd.get(), LOCK_UN);
+}
+
+bool Journal::is_of(const std::string& path, const JournalKey& key) {
+  const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  return fd.get() >= 0 && header_is(fd.get(), path, key);
 }
 
 void Journal::check_key(const std::string& path, const JournalKey& key) {
@@ -541,9 +556,13 @@ void Journal::append(const UnitRecord& u, std::span<const std::uint8_t> boards,
   put(tail.out.data(), tail.out.size());
 }
 
-void Journal::sync() {
+void Journal::write_out() {
   check_usable();
   flush();
+}
+
+void Journal::sync() {
+  write_out();
   if (::fdatasync(fd_) != 0) {
     failed_ = true;
     throw WriteError("store::journal: cannot sync " + path_ + ": " + fs::errno_text(errno));

@@ -66,9 +66,11 @@ class Journal {
                                       std::span<const std::uint8_t> class_sizes)>;
   using RecoveredFn = std::function<void(const UnitRecord&)>;
 
-  // resume: keep the records found; discard: start over (--force), removing an existing journal
-  // once its lock is taken (never one that a running job holds).
-  enum class Open { resume, discard };
+  // resume: keep the records found (a journal of another job is ParameterMismatch);
+  // resume_or_discard (--force): keep them where the header is `key`'s, else start over,
+  // removing the journal (another job's, another version's, or not a journal at all) once its
+  // lock is taken (never one that a running job holds).
+  enum class Open { resume, resume_or_discard };
 
   // Opens PATH for appending (taking an exclusive flock), creating it with `key` if missing.
   // An existing journal's key must equal `key`, else ParameterMismatch naming every differing
@@ -91,6 +93,9 @@ class Journal {
   // the constructor would for it and `key` (ParameterMismatch, CorruptJournal): `run --dry-run`
   // says so before a job is queued.
   static void check_key(const std::string& path, const JournalKey& key);
+  // Whether Open::resume_or_discard would keep the journal at PATH: its header is `key`'s.
+  // Takes no lock and changes nothing (`run --dry-run`).
+  static bool is_of(const std::string& path, const JournalKey& key);
   // Hands each valid record of the journal at PATH to `on_record`, in file order, up to its end
   // or its first bad record (a torn tail, or a corrupt record that a resume would judge), after
   // checking the header as check_key does. Takes no lock and changes nothing: a run may be
@@ -116,8 +121,12 @@ class Journal {
   // WriteError the journal refuses further appends (reopen it: the torn tail is cut off then).
   void append(const UnitRecord& u, std::span<const std::uint8_t> boards,
               std::span<const std::uint8_t> class_sizes);
-  // Writes the buffer and fdatasyncs: after it returns, every appended record survives a crash.
+  // Writes the buffer to the file, without fdatasync: after it returns, every appended record
+  // survives the end of this process (kill -9, the OOM killer), not yet a crash of the machine.
   // WriteError on ENOSPC/EFBIG/EIO etc.
+  void write_out();
+  // Writes the buffer and fdatasyncs: after it returns, every appended record survives a crash.
+  // WriteError as write_out.
   void sync();
   // Calls f for every record (recovered and appended), in file order, one record in memory at
   // a time. Flushes the buffer first (WriteError). CorruptJournal if the file changed under us.

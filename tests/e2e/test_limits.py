@@ -303,8 +303,9 @@ def test_a_dry_run_of_a_resume_takes_the_journaled_units_nodes_off_the_core_time
     lock: a run may hold it), counts its units once each and takes their nodes off the plan's
     estimate. Here a shard of N = 19 is stopped once 15,000 of its 42,135 units are journaled; the line names
     those units and the nodes the partial file says they took, and the core time left is the
-    rest of the shard's nodes at the pace timed. --force, which discards the journal, gives no
-    such part; without the journal, the partial file's units (which the run adopts) are taken off."""
+    rest of the shard's nodes at the pace timed. --force keeps this job's journal, and takes the
+    same part off. Without the journal, the partial file's units (which the run adopts) are taken
+    off; --force, which replaces the file, then gives no such part."""
     out = workdir / "r19.h5"
     cmd = ["run", "--n", 19, "--shard", "1/2", "--out", out, "--threads", 1]
     proc = start(cmd, ranks=2, extra_env=fault_env(stop_after(15000)))
@@ -331,12 +332,16 @@ def test_a_dry_run_of_a_resume_takes_the_journaled_units_nodes_off_the_core_time
     assert left_seconds <= shard_seconds, line
     assert left_seconds == pytest.approx((nodes / 2 - done_nodes) * ns * 1e-9, rel=0.02, abs=max(left_unit / 2 + 0.5, 0.05 * left_seconds)), line
     forced = needs(run(cmd + ["--dry-run", "--force"], timeout=120, check=0).stdout)["compute"]
-    assert "left after" not in forced and forced.startswith(f"about {m[1]} search nodes"), forced
+    assert forced.startswith(f"about {m[1]} search nodes"), forced
+    assert re.search(rf"; left after the {m[7]} units done \({re.escape(m[8])} nodes, in the journal\): {CORE_TIME}$",
+                     forced), forced
     # Its journal gone, the run resumes from the partial file's units: the same units, from there.
     journal_of(out).rename(workdir / "away.journal")
     line = needs(run(cmd + ["--dry-run"], timeout=120, check=0).stdout)["compute"]   # (its pace timed anew)
     assert re.search(rf"; left after the {m[7]} units done \({re.escape(m[8])} nodes, in {re.escape(str(out))}'s "
                      rf"units\): {CORE_TIME}$", line), line
+    forced = needs(run(cmd + ["--dry-run", "--force"], timeout=120, check=0).stdout)["compute"]
+    assert "left after" not in forced and forced.startswith(f"about {m[1]} search nodes"), forced
 
 
 def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):

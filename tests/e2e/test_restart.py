@@ -8,6 +8,7 @@ fast or slow the machine is."""
 import fcntl
 import os
 import re
+import shutil
 import signal
 
 import h5py
@@ -69,6 +70,31 @@ def test_stop_signal_to_master_writes_partial_file_and_rerun_completes(workdir, 
     assert resumed_units(p.stderr) == a["units_done"], p.stderr
     assert_same_result(reference, out)
     assert not journal_of(out).exists()
+
+
+def test_a_killed_master_loses_no_unit_it_reported_done_whatever_its_checkpoint_interval(workdir):
+    """Every result is written to the journal as it arrives; checkpoint_interval spaces only the
+    fsyncs, which a crash of the machine needs and a killed process does not. The records used
+    to wait in a buffer for the next checkpoint: a master killed (kill -9, the OOM killer) with
+    --checkpoint-interval 3600, as usage.md advises on a parallel file system, lost up to an hour
+    of units. (N = 18: the first progress line, after 2 s, comes well before the end.)"""
+    out = workdir / "k.h5"
+    cmd = ["run", "--n", 18, "--depth", DEPTH, "--symmetry", "mirror", "--out", out, "--progress-interval", 1]
+    proc = start(cmd + ["--checkpoint-interval", 3600], ranks=3)
+    lines = StderrLines(proc)
+    try:
+        master = pid_of_rank(proc, 0)
+        lines.wait_for("[run]", timeout=120)   # the first progress line
+        os.kill(master, signal.SIGKILL)
+        proc.wait(timeout=60)
+    except BaseException:
+        kill_group(proc)
+        raise
+    reported, units = max((int(m[1]), int(m[2])) for m in re.finditer(r"units (\d+)/(\d+)", lines.close()))
+    assert 0 < reported < units and reported <= journaled_units(out), (reported, units, journaled_units(out))
+    p = run(cmd, ranks=3, check=0)
+    assert resumed_units(p.stderr) >= reported, p.stderr
+    assert attrs(out)["total"] == KNOWN[18]["total"] and attrs(out)["status"] == "complete"
 
 
 @pytest.mark.parametrize("victim", [0, 1])
@@ -168,6 +194,47 @@ def test_a_boards_job_whose_journal_is_gone_is_refused_rather_than_recomputed_ov
         assert out.read_bytes() == partial and not journal_of(out).exists()
     run(cmd + ["--force"], ranks=2, check=0)
     assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[12]["total"]
+
+
+def test_a_stopped_forced_run_keeps_the_complete_result_and_the_same_command_resumes(workdir, reference):
+    """--force over a complete result: a stop used to write the partial result over it, and the
+    same command, rerun (as a requeued batch job reruns it), discarded the journal and started
+    over, so a forced job longer than its time limit never finished. Now the complete result
+    stays until the forced run's is complete, and --force resumes this job's journal; another
+    job's journal it still discards."""
+    out, status = workdir / "r.h5", workdir / "status"
+    shutil.copy(reference, out)
+    before = out.read_bytes()
+    forced = args(out) + ["--force", "--status-file", status]
+    code, err = strike(forced, 3, lambda proc, master: os.kill(master, signal.SIGTERM))
+    assert code == EXIT["interrupted"], err
+    assert out.read_bytes() == before, err
+    done = journaled_units(out)
+    assert done >= STOP_AT and status.read_text() == f"{EXIT['interrupted']} {done}\n", (done, status.read_text())
+    assert (f"units done; {out} still holds the earlier complete result, which this job replaces once it completes; "
+            "rerun the same command to resume" in err), err
+    journal = journal_of(out)
+    line = needs(run(forced + ["--dry-run"], check=0).stdout)["output"]
+    assert re.fullmatch(rf"{re.escape(str(out))} holds a complete result \([\d,]+ units done, total \d+\); its journal "
+                        rf"{re.escape(str(journal))} \(\d+ [kM]B\) holds finished units of this job: the run resumes, "
+                        r"skipping them, and replaces it at the end \(--force keeps this job's finished units: remove "
+                        r"the journal to recompute them\)", line), line
+    # The journal of another job (other N): --force discards it, as before.
+    other = workdir / "o.h5"
+    shutil.copy(journal, journal_of(other))
+    other_cmd = ["run", "--n", 12, "--out", other, "--force"]
+    line = needs(run(other_cmd + ["--dry-run"], check=0).stdout)["output"]
+    assert line.startswith(f"{other} does not exist yet: --force recomputes every unit, discarding the journal "
+                           f"{journal_of(other)} (") and line.endswith("), which is not this job's"), line
+    p = run(other_cmd, ranks=2, check=0)
+    assert resumed_units(p.stderr) == 0 and attrs(other)["total"] == KNOWN[12]["total"], p.stderr
+    # The same forced command resumes, and its complete result replaces the earlier one.
+    p = run(forced, ranks=3, check=0)
+    assert resumed_units(p.stderr) == done, p.stderr
+    assert "(--force keeps this job's finished units: remove the journal to recompute them)" in p.stderr, p.stderr
+    assert status.read_text() == f"0 {int(attrs(out)['units_total']) - done}\n"
+    assert_same_result(reference, out)
+    assert not journal.exists()
 
 
 def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, reference):
@@ -294,9 +361,11 @@ def test_a_lock_that_outlives_its_holder_is_waited_for_with_lock_wait(workdir, r
         assert unchanged()
 
         proc, lines = waiting_run()
-        # the worker waits for the job in a broadcast meanwhile: polling, not spinning on a core
+        # the worker waits for the job in a broadcast meanwhile: polling, not spinning on a core.
+        # A spinning worker is running or runnable nearly all the time (~1); a polling one ran
+        # 26 % of the wait once while other jobs kept both cores busy, so the bound is 0.5.
         share = running_share(pid_of_rank(proc, 1), 3)
-        if proc.poll() is not None or not unchanged() or share > 0.25:
+        if proc.poll() is not None or not unchanged() or share > 0.5:
             kill_group(proc)
             raise AssertionError(f"the waiting run ended, changed the files or its worker ran "
                                  f"{share:.0%} of a 3 s wait:\n{lines.text()}")

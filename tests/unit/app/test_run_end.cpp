@@ -97,11 +97,25 @@ TEST(RunEnd, AWrongCountIsCaughtByThePublishedTableOrBurnside) {
 
 TEST(RunEnd, WithoutAJournalTheBoardsOfABoardsRunCannotBeWritten) {
   auto p = app::test::count_job(8, 2);
-  EXPECT_TRUE(app::can_write_result(p, false));
-  EXPECT_TRUE(app::can_write_result(p, true));   // count mode: the units are in memory
+  for (const bool complete : {false, true}) {
+    EXPECT_TRUE(app::can_write_result(p, false, complete, false));
+    EXPECT_TRUE(app::can_write_result(p, true, complete, false));   // count mode: the units are in memory
+  }
   p.mode = core::Mode::boards;
-  EXPECT_TRUE(app::can_write_result(p, false));
-  EXPECT_FALSE(app::can_write_result(p, true));
+  EXPECT_TRUE(app::can_write_result(p, false, false, false));
+  EXPECT_FALSE(app::can_write_result(p, true, false, false));
+}
+
+// --force over a complete result: a stopped or failed run leaves it in place (the journal keeps
+// its finished units); only a complete result replaces it.
+TEST(RunEnd, APartialResultNeverReplacesACompleteOne) {
+  for (const auto mode : {core::Mode::count, core::Mode::boards}) {
+    auto p = app::test::count_job(8, 2);
+    p.mode = mode;
+    EXPECT_FALSE(app::can_write_result(p, false, false, true));
+    EXPECT_TRUE(app::can_write_result(p, false, true, true));
+    EXPECT_TRUE(app::can_write_result(p, false, false, false));
+  }
 }
 
 // The exit-code policy: every ending, and which one wins when several apply.

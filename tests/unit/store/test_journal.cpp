@@ -344,7 +344,7 @@ TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardItAndTheProbe
     struct stat before {};
     ASSERT_EQ(::stat(path.c_str(), &before), 0);
     EXPECT_THROW(Journal(path, key_for("all")), JournalInUse);
-    EXPECT_THROW(Journal(path, key_for("all"), {}, Journal::Open::discard), JournalInUse);   // --force
+    EXPECT_THROW(Journal(path, key_for("class"), {}, Journal::Open::resume_or_discard), JournalInUse);   // --force
     EXPECT_THROW(Journal::check_not_in_use(path), JournalInUse);   // what `run --dry-run` finds
     struct stat after {};
     ASSERT_EQ(::stat(path.c_str(), &after), 0);
@@ -360,19 +360,24 @@ TEST_F(JournalTest, SecondOpenOfAJournalInUseIsRefusedEvenToDiscardItAndTheProbe
   EXPECT_EQ(listing(), std::vector<std::string>{"run.journal"});
 }
 
-TEST_F(JournalTest, DiscardStartsOverWhateverJournalNoRunHolds) {
+// --force: this job's finished units are kept (a forced run that was stopped resumes, and a
+// requeued one too); a journal of other parameters, or not a journal at all, starts over.
+TEST_F(JournalTest, ResumeOrDiscardKeepsThisJobsJournalAndStartsOverAnyOtherNoRunHolds) {
   const std::string path = file("run.journal");
   write_three(path);
-  {
-    const Journal j(path, key_for("class"), {}, Journal::Open::discard);
-    EXPECT_TRUE(j.recovered().empty());
-  }
-  EXPECT_TRUE(Journal(path, key_for("class")).recovered().empty());
-  write_three(file("other.journal"));   // other parameters, or not a journal at all: gone too
-  EXPECT_TRUE(Journal(file("other.journal"), key_for("all"), {}, Journal::Open::discard).recovered().empty());
+  EXPECT_TRUE(Journal::is_of(path, key_for("class")));
+  EXPECT_EQ(Journal(path, key_for("class"), {}, Journal::Open::resume_or_discard).recovered().size(), 3u);
+  EXPECT_FALSE(Journal::is_of(path, key_for("all")));   // other parameters: gone
+  EXPECT_TRUE(Journal(path, key_for("all"), {}, Journal::Open::resume_or_discard).recovered().empty());
+  EXPECT_TRUE(Journal::is_of(path, key_for("all")));    // a new one of this job
+  EXPECT_THROW(Journal(path, key_for("class")), ParameterMismatch);
   spit(path, "not a journal");
-  EXPECT_TRUE(Journal(path, key_for("class"), {}, Journal::Open::discard).recovered().empty());
-  EXPECT_EQ(listing(), (std::vector<std::string>{"other.journal", "run.journal"}));
+  EXPECT_FALSE(Journal::is_of(path, key_for("class")));
+  EXPECT_THROW(Journal(path, key_for("class")), CorruptJournal);
+  EXPECT_TRUE(Journal(path, key_for("class"), {}, Journal::Open::resume_or_discard).recovered().empty());
+  EXPECT_TRUE(Journal(path, key_for("class")).recovered().empty());
+  EXPECT_FALSE(Journal::is_of(file("none.journal"), key_for("class")));
+  EXPECT_EQ(listing(), std::vector<std::string>{"run.journal"});
 }
 
 TEST_F(JournalTest, MissingDirectoryIsAWriteError) {
