@@ -10,6 +10,7 @@
 #include "app/result_files.h"
 #include "app/run_end.h"
 #include "app/unit_table.h"
+#include "store/journal.h"
 
 namespace nq::app {
 namespace {
@@ -29,6 +30,28 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
   if (!diffs.empty())
     throw ExitError(kRefused, "merge: shards of different jobs cannot be merged: " +
                                   core::describe(diffs, "in " + file_a, "in " + file_b));
+}
+
+// OUT as the merge finds it. It replaces a result only with --force: a complete one, or a
+// partial one, which is a run's progress (until session 44 the merge replaced that silently).
+// Never while a run is writing it, --force or not: that run holds OUT.journal's lock (exit 5),
+// and would write its own file over the merged one.
+void check_merge_target(const std::string& out, bool force) {
+  try {
+    store::Journal::check_not_in_use(out + ".journal");
+  } catch (const store::JournalInUse& e) {
+    throw ExitError(kRefused, std::string(e.what()) + ": a run is writing " + out +
+                                  "; let it finish, or merge into another file");
+  }
+  std::error_code ec;
+  if (force || !std::filesystem::exists(out, ec)) return;
+  const store::RunInfo info = read_result_info(out);   // ExitError(kRefused) where it is not a result
+  if (info.status == store::Status::complete)
+    throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");
+  throw ExitError(kRefused, out + " holds a partial result (N = " + std::to_string(info.params.n) + ", " +
+                                std::to_string(info.units_done) + " of " +
+                                std::to_string(info.params.shard.size(info.units_total)) +
+                                " units done), which a run of its job resumes: pass --force to replace it, or merge into another file");
 }
 
 }  // namespace
@@ -74,9 +97,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   }
 
   check_merge_memory(first.units_total);
-  std::error_code ec;
-  if (std::filesystem::exists(out, ec) && read_result_info(out).status == store::Status::complete && !force)
-    throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");
+  check_merge_target(out, force);
 
   // The units in a table of the whole job (40 bytes a unit), read in slices: the shards' rows
   // (88 bytes each in memory) are never all held at once.

@@ -3,13 +3,15 @@ HDF5 file, job files, and its refusals."""
 import itertools
 import os
 import re
+import signal
 import subprocess
 
 import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, run, units_table
+from conftest import (BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, fault_env, journal_of, kill_group, pid_of_rank, run,
+                      start, stop_after, units_table, when_stopped)
 
 
 def brute_force(n):
@@ -298,6 +300,44 @@ def test_shards_merge_into_the_single_run_result(workdir):
     for k in ("id", "placement", "multiplicity", "solutions"):
         assert np.array_equal(ua[k], ub[k]), k
     assert board_set(single) == board_set(merged)
+
+
+def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run_writes_it(workdir):
+    """A partial OUT is a run's progress: the merge replaced it silently, and merged into the file
+    of a run still under way (which then wrote its own over the merged one). Now a partial OUT
+    needs --force, as a complete one does, and a run's lock on OUT.journal refuses the merge,
+    with --force too."""
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 10, "--shard", f"{i}/2", "--out", s], check=0)
+    out = workdir / "r.h5"
+    proc = start(["run", "--n", 14, "--depth", 4, "--out", out], ranks=2, extra_env=fault_env(stop_after(20)))
+    refused = []
+
+    def merge_while_the_run_is_held():
+        for force in ([], ["--force"]):
+            p = run(["merge", out, *shards, *force])
+            refused.append((p.returncode, p.stderr))
+        os.kill(master, signal.SIGTERM)
+
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, merge_while_the_run_is_held)
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    for code, said in refused:
+        assert code == EXIT["refused"] and (f"{journal_of(out)} is in use by another process: a run is writing {out}; "
+                                            "let it finish, or merge into another file") in said, said
+    assert proc.returncode == EXIT["interrupted"] and attrs(out)["n"] == 14, err
+    partial = out.read_bytes()
+    p = run(["merge", out, *shards])
+    assert p.returncode == EXIT["refused"], p.stderr
+    assert f"{out} holds a partial result (N = 14, " in p.stderr and "pass --force to replace it" in p.stderr, p.stderr
+    assert out.read_bytes() == partial
+    run(["merge", out, *shards, "--force"], check=0)
+    assert attrs(out)["total"] == KNOWN[10]["total"] and attrs(out)["status"] == "complete"
 
 
 def test_merge_refuses_shards_of_different_jobs(workdir):

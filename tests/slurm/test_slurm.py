@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from nqtest import (CORE_TIME, env as nq_env, core_seconds, cpu_seconds, fault_env, journaled_units, kill_group,
-                    process_state, stop_after, wait_until)
+                    process_state, stop_after, wait_until, when_stopped)
 from slurmtest import (KNOWN, REPO, SLURM_DIR as SLURM, Slurm, assert_complete, attrs, job_ranks,
                        log_text, run, write_job)
 
@@ -824,6 +824,21 @@ def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard
     out.write_text("not a result\n")
     err, cmds = submit("--shards", "2", code=2)
     assert "results/n10.h5 is there and is not an nqueens result file" in err and not cmds, err
+    # A partial result at OUT (a run's progress, here of N = 14, stopped): the merge refuses to
+    # replace it too (since session 44; it used to replace it silently).
+    out.unlink()
+    proc = subprocess.Popen([str(nqueens_bin), "run", "--n", "14", "--depth", "4", "--out", str(out)], cwd=tmp_path,
+                            env=dict(os.environ, **fault_env(stop_after(20))), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        when_stopped(proc, proc.pid, lambda: os.kill(proc.pid, signal.SIGTERM))
+        assert proc.wait(timeout=120) == 75
+    finally:
+        proc.kill()
+        proc.wait()
+    err, cmds = submit("--shards", "2", code=2)
+    assert ("results/n10.h5 holds a partial result: the merge would refuse to replace it once every shard has run; "
+            "pass `-- --force`" in err and not cmds), err
     # A complete shard 0 (a requeued array, a resubmitted job): done, as shard.sbatch runs it.
     out.unlink()
     shard0 = tmp_path / "results" / "n10-shard0of2.h5"
