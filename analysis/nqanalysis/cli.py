@@ -115,6 +115,12 @@ def run(args, out, err):
         from .verify import verify_path
         if args.chunk < 1:
             raise_usage("--chunk must be >= 1")
+        if args.known is not None:   # a table asked for and unreadable would skip its checks silently
+            from .known import load_known
+            try:
+                load_known(args.known)
+            except (OSError, ValueError) as exc:
+                raise_usage(f"--known {args.known}: cannot read the published table ({exc})")
         code = 0
         for i, f in enumerate(args.files):
             if i:

@@ -43,6 +43,8 @@ def load_known(path=None):
             except (IndexError, ValueError):
                 raise ValueError(f"{path}:{lineno}: malformed row: {line!r}") from None
             table[vals[0]] = Known(*vals)
+    if header is None:
+        raise ValueError(f"{path}: no header line (n total unique rot90_fixed rot180_fixed)")
     _CACHE[path] = table
     return table
 

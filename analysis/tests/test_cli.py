@@ -121,3 +121,18 @@ def test_plot_and_export_refuse_unit_datasets_of_different_lengths(runs, tmp_pat
     for cmd in ["plot", "export"]:
         r = nq(cmd, path, *[a.format(tmp=tmp_path) for a in COMMANDS[cmd]])
         assert r.rc == 3 and "/units/solutions has shape (3,)" in r.err, (cmd, r)
+
+
+def test_verify_with_a_published_table_it_cannot_read_is_a_usage_error(runs, tmp_path):
+    # --known missing.tsv (or a directory, or an empty file) printed a warning, skipped every
+    # comparison with the table, and said PASS: a mistyped path turned the check off unseen.
+    (tmp_path / "empty.tsv").write_text("")
+    (tmp_path / "rows.tsv").write_text("n total unique rot90_fixed rot180_fixed\n10 724 92 0 x\n")
+    for table in ["missing.tsv", str(tmp_path), str(tmp_path / "empty.tsv"), str(tmp_path / "rows.tsv")]:
+        r = nq("verify", runs["count10"], "--known", table)
+        assert r.rc == 2 and "PASS" not in r.out, (table, r)
+        assert r.err.strip().startswith("nqanalyze verify: --known ") and "cannot read the published table" in r.err, r
+        assert len(r.err.strip().splitlines()) == 1, r.err
+    good = tmp_path / "good.tsv"
+    good.write_text("n total unique rot90_fixed rot180_fixed\n10 724 92 0 12\n")
+    assert nq("verify", runs["count10"], "--known", good).rc == 0
