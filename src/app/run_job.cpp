@@ -1,7 +1,10 @@
 #include "app/run_job.h"
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -12,7 +15,9 @@
 #include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <unistd.h>
 #include "app/exit_codes.h"
 #include "app/compute_need.h"
 #include "app/plan_limits.h"
@@ -57,6 +62,18 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
+}
+
+// `word` as one word of a POSIX shell command line: as it is where no character is special,
+// else in single quotes (a ' inside as '\''). The commands the report prints can be pasted.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("_-./:=@%+,").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
 }
 
 // The analysis launcher as the user can call it: `nqanalyze` beside this binary (an install,
@@ -152,22 +169,47 @@ struct AlreadyComplete {
   std::string message;
 };
 
+// The directory of OUT, where the run creates OUT, its journal and their temporary files (and
+// the directory itself if missing): ExitError(kIoError) where it cannot, before a plan is counted
+// or a job queued (`run --dry-run`, slurm/submit). It used to be found at the journal's creation
+// only, so a dry run approved a read-only file system, or a path under a regular file.
+void require_writable_directory(const std::string& out) {
+  fs::path dir = fs::path(out).parent_path();
+  if (dir.empty()) dir = ".";
+  fs::path existing = dir;   // the nearest existing directory on the way: the run creates the rest there
+  std::error_code ec;
+  while (!fs::exists(existing, ec) && existing.has_parent_path() && existing.parent_path() != existing)
+    existing = existing.parent_path();
+  if (!fs::exists(existing, ec)) existing = ".";
+  if (!fs::is_directory(existing, ec))
+    throw ExitError(kIoError, "cannot create directory " + dir.string() + " for " + out + ": " + existing.string() +
+                                  " is not a directory; give --out a path in a directory");
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    throw ExitError(kIoError, "cannot write in " + existing.string() + " (" + fs::path(out).filename().string() +
+                                  ", its journal" + (existing == dir ? "" : ", the directories on the way") +
+                                  "): " + std::strerror(errno) + "; give --out a path where you can write");
+}
+
 // OUT as it stands before a run, judged as the run judges it: nullopt where there is none.
-// Throws ExitError where OUT is a directory (kIoError), is not an nqueens result file, or holds a
-// complete result that neither --force (recompute it) nor --skip-complete (take it as done) lets
-// the run take (kRefused). A run reads it before its plan is counted (a finished job is refused
+// Throws ExitError where OUT is a directory or its directory cannot be written (kIoError), is not
+// an nqueens result file, or holds a complete result that neither --force (recompute it) nor
+// --skip-complete (take it as done) lets the run take (kRefused). A run reads it before its plan is counted (a finished job is refused
 // at once) and again under the journal's lock (another run of the job may have finished it
 // meanwhile); `run --dry-run` reads it too.
 std::optional<store::RunInfo> previous_result(const JobConfig& c) {
   std::error_code ec;
   if (fs::is_directory(fs::path(c.out), ec))
     throw ExitError(kIoError, "output " + c.out + " is a directory; give a file path with --out");
-  if (!fs::exists(fs::path(c.out), ec)) return std::nullopt;
+  if (!fs::exists(fs::path(c.out), ec)) {
+    require_writable_directory(c.out);
+    return std::nullopt;
+  }
   auto previous = read_result_info(c.out);   // throws ExitError(kRefused) if foreign
   if (previous.status == store::Status::complete && !c.force && !c.skip_complete)
     throw ExitError(kRefused, c.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
                                   ", total " + core::to_decimal(previous.total) +
                                   "); pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
+  if (!(previous.status == store::Status::complete && c.skip_complete)) require_writable_directory(c.out);   // else done
   return previous;
 }
 
@@ -646,8 +688,8 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
   }
   std::cout << "layout   " << outcome.ranks << " rank(s), " << outcome.total_threads << " compute thread(s) on " << hosts_ << "\n"
             << "file     " << c_.out << "\n"
-            << "inspect  nqueens info " << c_.out << "   |   h5dump -A " << c_.out
-            << "   |   " << analysis_launcher() << " summary " << c_.out << "\n";
+            << "inspect  nqueens info " << shell_word(c_.out) << "   |   h5dump -A " << shell_word(c_.out)
+            << "   |   " << shell_word(analysis_launcher()) << " summary " << shell_word(c_.out) << "\n";
   if (outcome.audited_units || outcome.audit_mismatches)
     std::cout << "audit    " << outcome.audited_units << " unit(s) computed twice (on two workers when there are two) and equal"
               << (outcome.audit_mismatches ? ", " + std::to_string(outcome.audit_mismatches) +

@@ -12,6 +12,7 @@ import math
 import os
 import re
 import signal
+import subprocess
 import time
 
 import h5py
@@ -196,14 +197,31 @@ def test_a_dry_run_judges_what_is_at_out_as_the_run_does(workdir):
     assert forced == (f"{out} holds a complete result ({attrs(out)['units_done']:,} units done, total 724): --force "
                       "recomputes every unit, and replaces it at the end"), forced
     assert out.read_bytes() == before and sorted(p.name for p in out.parent.iterdir()) == ["c.h5"]
-    for path, code, said in [(workdir / "results", EXIT["io"], "is a directory; give a file path with --out"),
-                             (workdir / "foreign.txt", EXIT["refused"], "not an nqueens result file")]:
-        if not path.exists():
-            path.write_text("someone else's file\n")
-        dry = run(["run", "--n", 10, "--out", path, "--dry-run"], timeout=60)
-        real = run(["run", "--n", 10, "--out", path], ranks=2, timeout=120)
-        assert dry.returncode == real.returncode == code and said in dry.stderr and said in real.stderr, \
-            (dry.stderr, real.stderr)
+    # A directory the run cannot write in: the dry run used to approve it (exit 0), and the job
+    # failed (exit 4) once it started. (A read-only tmpfs where the test may mount one.)
+    foreign = workdir / "foreign.txt"
+    cases = [(workdir / "results", EXIT["io"], "is a directory; give a file path with --out"),
+             (foreign, EXIT["refused"], "not an nqueens result file"),
+             (foreign / "sub" / "r.h5", EXIT["io"],
+              f"cannot create directory {foreign / 'sub'} for {foreign / 'sub' / 'r.h5'}: {foreign} is not a directory")]
+    ro = workdir / "ro"
+    ro.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(ro)], capture_output=True).returncode == 0
+    if mounted:
+        cases += [(ro / "r.h5", EXIT["io"], f"cannot write in {ro} (r.h5, its journal): Read-only file system"),
+                  (ro / "a" / "r.h5", EXIT["io"], f"cannot write in {ro} (r.h5, its journal, the directories on the way)")]
+    try:
+        for path, code, said in cases:
+            if path == foreign:
+                path.write_text("someone else's file\n")
+            dry = run(["run", "--n", 10, "--out", path, "--dry-run"], timeout=60)
+            real = run(["run", "--n", 10, "--out", path], ranks=2, timeout=120)
+            assert dry.returncode == real.returncode == code and said in dry.stderr and said in real.stderr, \
+                (path, dry.stderr, real.stderr)
+    finally:
+        if mounted:
+            subprocess.run(["umount", "-l", str(ro)], check=False)
+    assert mounted or os.geteuid() != 0, "root could not mount a tmpfs"
 
 
 def test_a_dry_run_sizes_the_memory_of_the_master_and_of_the_merge_and_refuses_what_the_job_would(workdir):

@@ -3,6 +3,7 @@ HDF5 file, job files, and its refusals."""
 import itertools
 import os
 import re
+import shlex
 import signal
 import subprocess
 
@@ -338,6 +339,19 @@ def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run
     assert out.read_bytes() == partial
     run(["merge", out, *shards, "--force"], check=0)
     assert attrs(out)["total"] == KNOWN[10]["total"] and attrs(out)["status"] == "complete"
+
+
+def test_the_reports_inspect_commands_can_be_pasted_into_a_shell(workdir):
+    """The report's `inspect` line names OUT as one shell word: a path with a space or a quote
+    was printed bare, and the pasted command named other files."""
+    out = workdir / "my results" / "it's n8.h5"
+    p = run(["run", "--n", 8, "--out", out], check=0)
+    line = next(l for l in p.stdout.splitlines() if l.startswith("inspect "))
+    info = line.split(None, 1)[1].split("   |   ")[0]
+    assert shlex.split(info) == ["nqueens", "info", str(out)], line
+    pasted = subprocess.run(["bash", "-c", shlex.quote(str(BIN)) + info[len("nqueens"):]], capture_output=True, text=True,
+                            timeout=60)
+    assert pasted.returncode == 0 and re.search(r"^total +92$", pasted.stdout, re.M), pasted
 
 
 def test_merge_refuses_shards_of_different_jobs(workdir):
