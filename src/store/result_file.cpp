@@ -877,8 +877,20 @@ struct ResultReader::Impl {
       else
         read_attr(root, name, v, site);
     });
-    if (info.params.n < 1 || info.params.n > core::kMaxN)
-      h5::raise(site, "n = " + std::to_string(info.params.n) + " is out of range");
+    // Attributes that no run writes (a damaged or edited file) are refused here, once for every
+    // reader: the commands used to take them further (`info` showed "units 3402 of 0", and
+    // `check` and `merge` stopped with "internal error: depth 0 is outside 1..12").
+    const core::JobParams& jp = info.params;
+    if (jp.n < 1 || jp.n > core::kMaxN) h5::raise(site, "n = " + std::to_string(jp.n) + " is out of range");
+    if (jp.depth < 1 || jp.depth > jp.n)
+      h5::raise(site, "depth = " + std::to_string(jp.depth) + " is out of range 1..n = " + std::to_string(jp.n));
+    if (jp.shard.count < 1 || jp.shard.index < 0 || jp.shard.index >= jp.shard.count)
+      h5::raise(site, "shard_index = " + std::to_string(jp.shard.index) + ", shard_count = " +
+                          std::to_string(jp.shard.count) + " is no shard");
+    if (info.units_done > jp.shard.size(info.units_total))
+      h5::raise(site, "units_done = " + std::to_string(info.units_done) + " is more than the " +
+                          std::to_string(jp.shard.size(info.units_total)) + " units of its shard (units_total = " +
+                          std::to_string(info.units_total) + ")");
 
     const auto w = static_cast<hsize_t>(info.params.n);
     if (h5::check(H5Lexists(root, "units", H5P_DEFAULT), site, "open /units") == 0) h5::raise(site, "missing group /units");
@@ -895,6 +907,9 @@ struct ResultReader::Impl {
     for (const ExtendibleDataset* c : {&u_placement, &u_multiplicity, &u_solutions, &u_nodes, &u_seconds, &u_started, &u_rank, &u_thread})
       if (c->rows != u_id.rows)
         h5::raise(site, c->name + " has " + std::to_string(c->rows) + " rows, /units/id " + std::to_string(u_id.rows));
+    if (u_id.rows != info.units_done)
+      h5::raise(site, "units_done = " + std::to_string(info.units_done) + ", but /units holds " +
+                          std::to_string(u_id.rows) + " units");
 
     if (!info.params.boards_mode()) return;
     classes = info.params.class_boards();

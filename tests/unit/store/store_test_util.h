@@ -24,6 +24,7 @@ namespace stdfs = std::filesystem;
 inline core::JobParams params_for(int n, const std::string& boards_stored) {
   core::JobParams p;
   p.n = n;
+  p.depth = 1;   // a run's files have a depth (the reader refuses 0)
   p.mode = boards_stored == "none" ? core::Mode::count : core::Mode::boards;
   core::set_boards_stored(p, boards_stored);
   return p;

@@ -143,7 +143,7 @@ void commit_units_of_1000_boards(ResultWriter& w, int n, const char* boards_stor
   RunInfo info;
   info.params = params_for(n, boards_stored);
   info.status = Status::complete;
-  info.units_done = units.size();
+  info.units_total = info.units_done = units.size();
   info.total = count;
   w.commit(info);
 }
@@ -671,7 +671,7 @@ TEST_F(ResultFile, WritingMillionsOfBoardsKeepsMemoryBounded) {
           RunInfo info;
           info.params = params_for(n, "all");
           info.status = Status::complete;
-          info.units_done = units.size();
+          info.units_total = info.units_done = units.size();
           info.total = count;
           w.commit(info);
         } catch (...) {
@@ -790,4 +790,32 @@ TEST_F(ResultFile, DisagreeingTotalAttributesAreRefused) {
   write_job(file("v3.h5"), make_job(6, 2, "none"));
   set_attr<std::int32_t>(file("v3.h5"), "format_version", 3, H5T_NATIVE_INT32);
   EXPECT_THROW(ResultReader(file("v3.h5")), NotAResultFile);
+}
+
+// Attributes that no run writes (a damaged or edited file) are refused by every reader, naming
+// them: `info` showed "units 3402 of 0", `check` and `merge` stopped with an internal error.
+TEST_F(ResultFile, AttributesThatNoRunWritesAreRefused) {
+  struct Edit {
+    const char* name;
+    std::uint64_t value;
+    bool wide;   // a uint64 attribute, else int32
+    const char* said;
+  };
+  for (const Edit& e : {Edit{"depth", 0, false, "depth = 0 is out of range 1..n = 6"},
+                        Edit{"depth", 7, false, "depth = 7 is out of range 1..n = 6"},
+                        Edit{"shard_count", 0, false, "shard_index = 0, shard_count = 0 is no shard"},
+                        Edit{"shard_index", 1, false, "shard_index = 1, shard_count = 1 is no shard"},
+                        Edit{"units_total", 1, true, "is more than the 1 units of its shard (units_total = 1)"},
+                        Edit{"units_done", 3, true, "units_done = 3, but /units holds 10 units"}}) {
+    const std::string path = file(std::string(e.name) + std::to_string(e.value) + ".h5");
+    write_job(path, make_job(6, 2, "none"));
+    if (e.wide) set_attr<std::uint64_t>(path, e.name, e.value, H5T_NATIVE_UINT64);
+    else set_attr<std::int32_t>(path, e.name, static_cast<std::int32_t>(e.value), H5T_NATIVE_INT32);
+    try {
+      ResultReader r(path);
+      ADD_FAILURE() << e.name << " = " << e.value << ": read without complaint";
+    } catch (const NotAResultFile& x) {
+      EXPECT_NE(std::string(x.what()).find(e.said), std::string::npos) << x.what();
+    }
+  }
 }
