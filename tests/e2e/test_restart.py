@@ -14,6 +14,7 @@ import signal
 import h5py
 import pytest
 
+from conftest import strike as strike_at
 from conftest import (EXIT, KNOWN, StderrLines, assert_same_result, attrs, board_set, fault_env, journal_of,
                       journaled_units, kill_group, needs, pid_of_rank, process_state, resumed_units, run, running_share,
                       start, stop_after, wait_until, when_stopped)
@@ -35,17 +36,8 @@ def reference(tmp_path_factory):
 
 
 def strike(cmd, ranks, act, at=STOP_AT):
-    """Runs `cmd` with its master set to stop once `at` units are journaled, calls act(proc,
-    master pid) there, continues the master and returns (returncode, stderr)."""
-    proc = start(cmd, ranks=ranks, extra_env=fault_env(stop_after(at)))
-    try:
-        master = pid_of_rank(proc, 0)
-        when_stopped(proc, master, lambda: act(proc, master))
-        _, err = proc.communicate(timeout=120)
-    except BaseException:
-        kill_group(proc)
-        raise
-    return proc.returncode, err
+    """conftest's strike, by default once STOP_AT units are journaled."""
+    return strike_at(cmd, ranks, act, at)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGUSR1])

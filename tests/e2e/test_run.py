@@ -11,8 +11,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import (BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, fault_env, journal_of, kill_group, pid_of_rank, run,
-                      start, stop_after, units_table, when_stopped)
+from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, journal_of, run, strike, units_table
 
 
 def brute_force(n):
@@ -312,26 +311,19 @@ def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run
     for i, s in enumerate(shards):
         run(["run", "--n", 10, "--shard", f"{i}/2", "--out", s], check=0)
     out = workdir / "r.h5"
-    proc = start(["run", "--n", 14, "--depth", 4, "--out", out], ranks=2, extra_env=fault_env(stop_after(20)))
     refused = []
 
-    def merge_while_the_run_is_held():
+    def merge_while_the_run_is_held(_, master):
         for force in ([], ["--force"]):
             p = run(["merge", out, *shards, *force])
             refused.append((p.returncode, p.stderr))
         os.kill(master, signal.SIGTERM)
 
-    try:
-        master = pid_of_rank(proc, 0)
-        when_stopped(proc, master, merge_while_the_run_is_held)
-        _, err = proc.communicate(timeout=120)
-    except BaseException:
-        kill_group(proc)
-        raise
-    for code, said in refused:
-        assert code == EXIT["refused"] and (f"{journal_of(out)} is in use by another process: a run is writing {out}; "
-                                            "let it finish, or merge into another file") in said, said
-    assert proc.returncode == EXIT["interrupted"] and attrs(out)["n"] == 14, err
+    code, err = strike(["run", "--n", 14, "--depth", 4, "--out", out], 2, merge_while_the_run_is_held, at=20)
+    for code_, said in refused:
+        assert code_ == EXIT["refused"] and (f"{journal_of(out)} is in use by another process: a run is writing {out}; "
+                                             "let it finish, or merge into another file") in said, said
+    assert code == EXIT["interrupted"] and attrs(out)["n"] == 14, err
     partial = out.read_bytes()
     p = run(["merge", out, *shards])
     assert p.returncode == EXIT["refused"], p.stderr

@@ -255,6 +255,20 @@ def when_stopped(proc, pid, act, timeout=300):
         pass   # act() killed it
 
 
+def strike(cmd, ranks, act, at):
+    """Runs `cmd` with its master set to stop once `at` units are journaled, calls act(proc,
+    master pid) there, continues the master and returns (returncode, stderr)."""
+    proc = start(cmd, ranks=ranks, extra_env=fault_env(stop_after(at)))
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, lambda: act(proc, master))
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    return proc.returncode, err
+
+
 def journaled_units(out):
     """How many distinct units the journal of result file `out` holds (0 without a journal)."""
     try:
