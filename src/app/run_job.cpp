@@ -1,8 +1,8 @@
 #include "app/run_job.h"
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -193,9 +193,9 @@ void require_writable_directory(const std::string& out) {
 // OUT as it stands before a run, judged as the run judges it: nullopt where there is none.
 // Throws ExitError where OUT is a directory or its directory cannot be written (kIoError), is not
 // an nqueens result file, or holds a complete result that neither --force (recompute it) nor
-// --skip-complete (take it as done) lets the run take (kRefused). A run reads it before its plan is counted (a finished job is refused
-// at once) and again under the journal's lock (another run of the job may have finished it
-// meanwhile); `run --dry-run` reads it too.
+// --skip-complete (take it as done) lets the run take (kRefused). A run reads it before its plan
+// is counted (a finished job is refused at once) and again under the journal's lock (another run
+// of the job may have finished it meanwhile); `run --dry-run` reads it too.
 std::optional<store::RunInfo> previous_result(const JobConfig& c) {
   std::error_code ec;
   if (fs::is_directory(fs::path(c.out), ec))

@@ -356,8 +356,9 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
 // an exclusive flock on it. The lock is on the file, not the name: the file locked must still be
 // the one at path_ (a run that ended may have removed it meanwhile: then again), and a new journal
 // never replaces one that another run created first (create_file). Discarding another job's
-// journal (--force) happens under the lock, so it never removes a journal that a running job holds. A file system without
-// flock (ENOLCK, some NFS mounts) is used unlocked, as before the lock existed.
+// journal (--force) happens under the lock, so it never removes a journal that a running job
+// holds. A file system without flock (ENOLCK, some NFS mounts) is used unlocked, as before the
+// lock existed.
 void Journal::open_locked(Open open) {
   for (int attempt = 0; attempt < kOpenAttempts; ++attempt) {
     if (!fs::exists(path_) && create_file(key_)) open = Open::resume;   // a new one: nothing to discard
