@@ -163,6 +163,11 @@ class ResultFile:
                 raise BadFileError(f"{self.path}: not an nqueens result file "
                                    f"(root attribute 'format' is {what}, "
                                    f"expected '{FORMAT_NAME}')")
+            version = self.int_attr("format_version")
+            if version not in READABLE_VERSIONS:   # as nqueens refuses it (docs/file-format.md)
+                raise BadFileError(f"{self.path}: unsupported format_version "
+                                   f"{self.attrs.get('format_version')!r} (this program reads "
+                                   f"{' and '.join(map(str, READABLE_VERSIONS))})")
             self._open_every_object(self.h5, "")
         except BaseException:
             self.h5.close()

@@ -136,3 +136,13 @@ def test_verify_with_a_published_table_it_cannot_read_is_a_usage_error(runs, tmp
     good = tmp_path / "good.tsv"
     good.write_text("n total unique rot90_fixed rot180_fixed\n10 724 92 0 12\n")
     assert nq("verify", runs["count10"], "--known", good).rc == 0
+
+
+def test_every_command_refuses_a_format_version_it_does_not_read(runs, tmp_path):
+    # docs/file-format.md: other versions are refused (exit 3), as nqueens refuses them; summary,
+    # plot, export and scaling read a version 3 file (exit 0), and verify failed it (exit 1).
+    path = copy_file(runs["count10"], tmp_path, "v3.h5")
+    with h5py.File(path, "r+") as f:
+        f.attrs["format_version"] = np.int32(3)
+    for cmd, r in every_command(path, tmp_path):
+        assert r.rc == 3 and "unsupported format_version 3 (this program reads 1 and 2)" in r.err, (cmd, r)
