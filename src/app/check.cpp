@@ -313,7 +313,9 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     } catch (const store::NotAResultFile& e) {
       throw ExitError(kBadInput, std::string("check: ") + e.what());
     }
-    if (!reader->unit_count()) throw ExitError(kUsage, "check: " + o.file + " holds no unit yet: nothing to check");
+    if (!reader->unit_count())   // (a complete one: a shard of a plan with fewer units than shards)
+      throw ExitError(kUsage, "check: " + o.file + " holds no unit" +
+                                  (reader->info().status == store::Status::complete ? "" : " yet") + ": nothing to check");
     spans = select_rows(*reader, o, what);
   } catch (...) {
     failure = describe_current_exception(mpi.rank() ? where : "");

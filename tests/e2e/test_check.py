@@ -250,3 +250,13 @@ def test_an_error_on_any_rank_ends_every_rank_promptly_with_one_message(n14, wor
     assert p.stderr.count("nqueens: error:") == 1 and "nqueens: error: rank 1 on host " in p.stderr, p.stderr
     assert "n14.h5" in p.stderr and not re.search(r"^units ", p.stdout, re.M), p.stdout
     assert time.monotonic() - began < 30
+
+
+def test_a_complete_shard_without_units_has_nothing_to_check(workdir):
+    """N = 4's plan has 2 units, so shard 2/3 is complete with none: it said "holds no unit yet",
+    as of a run that had not finished one."""
+    out = workdir / "empty-shard.h5"
+    run(["run", "--n", 4, "--shard", "2/3", "--out", out], check=0)
+    assert attrs(out)["status"] == "complete" and attrs(out)["units_done"] == 0
+    p = run(["check", out])
+    assert p.returncode == EXIT["usage"] and f"check: {out} holds no unit: nothing to check" in p.stderr, p.stderr
