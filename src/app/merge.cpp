@@ -44,8 +44,10 @@ void check_merge_target(const std::string& out, bool force) {
                                   "; let it finish, or merge into another file");
   }
   std::error_code ec;
-  if (force || !std::filesystem::exists(out, ec)) return;
-  const store::RunInfo info = read_result_info(out);   // ExitError(kRefused) where it is not a result
+  if (!std::filesystem::exists(out, ec)) return;
+  // A file that is not a result is never replaced, --force or not: the merge did not write it.
+  const store::RunInfo info = read_result_info(out, "merge into another file");
+  if (force) return;
   if (info.status == store::Status::complete)
     throw ExitError(kRefused, out + " already holds a complete result; pass --force to overwrite it");
   throw ExitError(kRefused, out + " holds a partial result (N = " + std::to_string(info.params.n) + ", " +

@@ -8,14 +8,14 @@
 
 namespace nq::app {
 
-store::RunInfo read_result_info(const std::string& path) {
+store::RunInfo read_result_info(const std::string& path, const std::string& elsewhere) {
   try {
     return store::ResultReader(path).info();
   } catch (const store::ResultFileInUse& e) {
     throw ExitError(kRefused, std::string(e.what()) + ": close it there and rerun");
   } catch (const store::NotAResultFile& e) {
     throw ExitError(kRefused, path + " exists and is not a readable nqueens result file (" + e.what() +
-                                  "); refusing to overwrite it: move it away or choose another --out");
+                                  "); refusing to overwrite it: move it away or " + elsewhere);
   }
 }
 

@@ -14,8 +14,9 @@
 namespace nq::app {
 
 // The root attributes of an existing file; ExitError(kRefused) if the path holds something that
-// is not an nqueens result file (we never overwrite what we did not write).
-store::RunInfo read_result_info(const std::string& path);
+// is not an nqueens result file (we never overwrite what we did not write), its message ending in
+// `elsewhere`, how the command writes somewhere else.
+store::RunInfo read_result_info(const std::string& path, const std::string& elsewhere = "choose another --out");
 
 // Fills units_done, total (exact in 128 bits; overflow is an IntegrityError), the published
 // values and, for a whole complete job, P, R, unique (Burnside; IntegrityError if the identity

@@ -331,6 +331,11 @@ def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run
     assert out.read_bytes() == partial
     run(["merge", out, *shards, "--force"], check=0)
     assert attrs(out)["total"] == KNOWN[10]["total"] and attrs(out)["status"] == "complete"
+    foreign = workdir / "notes.h5"   # (the merge has no --out: its remedy is its own)
+    foreign.write_text("someone else's file\n")
+    p = run(["merge", foreign, *shards, "--force"])
+    assert p.returncode == EXIT["refused"] and "refusing to overwrite it: move it away or merge into another file" in p.stderr
+    assert foreign.read_text() == "someone else's file\n"
 
 
 def test_the_reports_inspect_commands_can_be_pasted_into_a_shell(workdir):
