@@ -108,6 +108,9 @@ def build_parser():
 
 
 def run(args, out, err):
+    for flag in ("out", "csv"):   # an empty directory was "cannot create directory :", exit 4
+        if getattr(args, flag, None) == "":
+            raise_usage(f"--{flag} is empty: give a directory")
     if args.command == "summary":
         from .summary import summary
         return summary(args.files, out, err)

@@ -146,3 +146,9 @@ def test_every_command_refuses_a_format_version_it_does_not_read(runs, tmp_path)
         f.attrs["format_version"] = np.int32(3)
     for cmd, r in every_command(path, tmp_path):
         assert r.rc == 3 and "unsupported format_version 3 (this program reads 1 and 2)" in r.err, (cmd, r)
+
+
+def test_an_empty_output_directory_is_a_usage_error(runs, tmp_path):
+    for cmd, flag in (("plot", "--out"), ("scaling", "--out"), ("export", "--csv")):
+        r = nq(cmd, runs["count10"], flag, "")
+        assert r.rc == 2 and f"{flag} is empty: give a directory" in r.err, (cmd, r)
