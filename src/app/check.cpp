@@ -201,7 +201,9 @@ class Checker {
       have_ = cursor_.next(next_);
     }
     std::string why;
-    if (!have_ || next_.id != rec.id) why = "the plan has no unit of this id";
+    if (!have_) why = "the plan has no unit of this id";
+    else if (next_.id != rec.id)   // the plan's ids are 0, 1, ...: an earlier row took the cursor past it
+      why = "its row comes after that of a higher id (the file's units are out of id order, or an id repeats)";
     else if (next_.placement != rec.placement) why = "its placement is not that of the plan's unit of this id";
     else if (next_.multiplicity != rec.multiplicity)
       why = "its multiplicity is " + std::to_string(rec.multiplicity) + ", the plan's " + std::to_string(next_.multiplicity);

@@ -104,6 +104,22 @@ def test_a_tampered_count_nodes_placement_or_multiplicity_is_named_and_fails_wit
     run(["check", bad, "--units", str(int(ids[21]))], check=0)
 
 
+def test_units_out_of_id_order_are_named_as_such(n14, workdir):
+    """Two rows' ids swapped: the later row, of the lower id, was said to be of no unit of the
+    plan ("the plan has no unit of this id"), which it is."""
+    bad = workdir / "swapped.h5"
+
+    def edit(u):
+        ids = u["id"][10:12]
+        u["id"][10:12] = ids[::-1]
+
+    ids = tampered_copy(n14, bad, edit)
+    p = run(["check", bad, "--all", "--threads", 1])
+    assert p.returncode == EXIT["verify"], p.stderr
+    assert lines(p.stdout)[int(ids[11])][1] == ("its row comes after that of a higher id (the file's units are out of "
+                                                "id order, or an id repeats)"), p.stdout
+
+
 def test_shard_and_boards_files_are_checked_and_bad_requests_get_clear_errors(workdir, n14):
     shard = workdir / "s.h5"
     run(["run", "--n", 14, "--depth", 3, "--shard", "1/3", "--out", shard], check=0)
