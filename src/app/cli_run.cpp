@@ -14,6 +14,7 @@
 #include "app/result_files.h"
 #include "app/run_job.h"
 #include "app/signals.h"
+#include "core/known_counts.h"
 #include "core/types.h"
 
 namespace nq::app {
@@ -137,7 +138,11 @@ void add_info_command(CLI::App& cli, Runner& run) {
       row("unique", i.status == store::Status::complete && p.shard.whole() ? core::to_decimal(i.unique) : "-");
       row("P, R", std::to_string(i.rot180_fixed) + ", " + std::to_string(i.rot90_fixed));
       row("published", i.known_total >= 0 ? std::to_string(i.known_total) + " / " + std::to_string(i.known_unique) : "none");
-      row("matches", core::to_string(i.matches_known));
+      std::string matches = core::to_string(i.matches_known);
+      if (i.status == store::Status::complete && p.shard.whole())   // said again from the counts: the file may be edited
+        if (const auto now = core::known_match(p.n, i.total, i.unique); now != i.matches_known)
+          matches = core::to_string(now) + " (the file says " + matches + ": it was changed after it was written)";
+      row("matches", matches);
       row("units", std::to_string(i.units_done) + " of " + std::to_string(i.units_total) +
                        (p.shard.whole() ? "" : " (shard " + core::to_string(p.shard) + ")"));
       row("work units", "depth " + std::to_string(p.depth) + ", symmetry " + core::to_string(p.symmetry));

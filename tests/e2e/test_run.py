@@ -11,7 +11,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, journal_of, run, strike, units_table
+from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, journal_of, run, set_counts, strike, units_table
 
 
 def brute_force(n):
@@ -270,6 +270,11 @@ def test_info_prints_provenance(workdir):
     run(["run", "--n", 10, "--out", out], ranks=2, check=0)
     p = run(["info", out], check=0)
     assert "complete" in p.stdout and str(KNOWN[10]["total"]) in p.stdout and "matches         yes" in p.stdout
+    # An edited total: the file still says it matches; info says again from the counts.
+    with h5py.File(out, "r+") as f:
+        set_counts(f, total=KNOWN[10]["total"] + 8)
+    p = run(["info", out], check=0)
+    assert re.search(r"^matches +no \(the file says yes: it was changed after it was written\)$", p.stdout, re.M), p.stdout
 
 
 def test_info_on_a_foreign_file_is_a_bad_input_error(workdir):
