@@ -5,6 +5,7 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <utility>
 #include "core/stop.h"
 #include "core/symmetry.h"
 #include "proto/messages.h"
@@ -75,11 +76,10 @@ bool flush_stdout() {
 
 int checked_stdout(int code) {
   errno = 0;
-  std::cout.flush();   // through stdio (synced): it flushes stdout, and its failure sets errno
-  const bool flushed = std::fflush(stdout) == 0;
-  const int err = errno != 0 ? errno : stdout_errno;   // this flush's reason, else an earlier write's
-  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
-  stdout_errno = 0;
+  std::cout.flush();     // through stdio (synced): it flushes stdout, and its failure sets errno
+  std::fflush(stdout);   // a failure sets stdout's error flag too
+  if (stdout_good()) return code;   // else it kept the first failure's reason: an earlier write's, or this flush's
+  const int err = std::exchange(stdout_errno, 0);
   std::cerr << "nqueens: error: cannot write the output to stdout"
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
   std::clearerr(stdout);   // said: a later call does not say it again
