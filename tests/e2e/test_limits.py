@@ -21,7 +21,7 @@ import pytest
 
 from conftest import (CORE_TIME, EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
                       journal_record, journaled_units, kill_group, core_seconds, needs, needs_the_16_gib_cap, pid_of_rank,
-                      process_state, run, set_counts, start, stop_after, units_table, wait_until, when_stopped)
+                      process_state, run, set_counts, start, strike, units_table, wait_until)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -326,15 +326,8 @@ def test_a_dry_run_of_a_resume_takes_the_journaled_units_nodes_off_the_core_time
     off; --force, which replaces the file, then gives no such part."""
     out = workdir / "r19.h5"
     cmd = ["run", "--n", 19, "--shard", "1/2", "--out", out, "--threads", 1]
-    proc = start(cmd, ranks=2, extra_env=fault_env(stop_after(15000)))
-    try:
-        master = pid_of_rank(proc, 0)
-        when_stopped(proc, master, lambda: os.kill(master, signal.SIGTERM))
-        _, err = proc.communicate(timeout=120)
-    except BaseException:
-        kill_group(proc)
-        raise
-    assert proc.returncode == EXIT["interrupted"], err
+    code, err = strike(cmd, 2, lambda proc, master: os.kill(master, signal.SIGTERM), at=15000)
+    assert code == EXIT["interrupted"], err
     done = attrs(out)["units_done"]
     assert 15000 <= done == journaled_units(out), err
     done_nodes = int(units_table(out)["nodes"].sum())

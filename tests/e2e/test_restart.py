@@ -17,7 +17,7 @@ import pytest
 from conftest import strike as strike_at
 from conftest import (EXIT, KNOWN, StderrLines, assert_same_result, attrs, board_set, fault_env, journal_of,
                       journaled_units, kill_group, needs, pid_of_rank, process_state, resumed_units, run, running_share,
-                      start, stop_after, wait_until, when_stopped)
+                      start, stop_after, wait_until)
 
 N, DEPTH = 16, 5     # mirror plan: ~73,000 small units
 STOP_AT = 300        # journaled units when the master holds
@@ -253,15 +253,8 @@ def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, refer
         assert needs(dry.stdout)["output"].endswith(
             "; but another process holds the journal now: the run waits up to 30 s for it (--lock-wait)"), dry.stdout
 
-    proc = start(args(out), ranks=2, extra_env=fault_env(stop_after(STOP_AT)))
-    try:
-        master = pid_of_rank(proc, 0)
-        when_stopped(proc, master, second_runs)
-        _, err = proc.communicate(timeout=120)
-    except BaseException:
-        kill_group(proc)
-        raise
-    assert proc.returncode == EXIT["ok"], err
+    code, err = strike(args(out), 2, lambda proc, master: second_runs())
+    assert code == EXIT["ok"], err
     assert refused == [[], ["--force"]]
     assert_same_result(reference, out)
     p = run(args(out), ranks=2)   # and now it is done
