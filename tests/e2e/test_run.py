@@ -275,6 +275,22 @@ def test_info_prints_provenance(workdir):
         set_counts(f, total=KNOWN[10]["total"] + 8)
     p = run(["info", out], check=0)
     assert re.search(r"^matches +no \(the file says yes: it was changed after it was written\)$", p.stdout, re.M), p.stdout
+    # ... and the unique count again from total, P and R (Burnside): total + 8 gives one more class.
+    unique = KNOWN[10]["unique"]
+    assert re.search(rf"^unique +{unique} \(Burnside gives {unique + 1} from total, P and R: the file was changed after it was written\)$",
+                     p.stdout, re.M), p.stdout
+    # P edited by 1: total + P + 2R is no longer a multiple of 8.
+    with h5py.File(out, "r+") as f:
+        set_counts(f, total=KNOWN[10]["total"])
+        f.attrs["rot180_fixed"] = f.attrs["rot180_fixed"] + 1
+    p = run(["info", out], check=0)
+    assert re.search(rf"^unique +{unique} \(Burnside check failed .* is not a multiple of 8: the file was changed after it was written\)$",
+                     p.stdout, re.M), p.stdout
+    # Unedited, the rows say no more than the counts.
+    with h5py.File(out, "r+") as f:
+        f.attrs["rot180_fixed"] = f.attrs["rot180_fixed"] - 1
+    p = run(["info", out], check=0)
+    assert re.search(rf"^unique +{unique}$", p.stdout, re.M) and re.search(r"^matches +yes$", p.stdout, re.M), p.stdout
 
 
 def test_info_on_a_foreign_file_is_a_bad_input_error(workdir):
