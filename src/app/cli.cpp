@@ -101,11 +101,11 @@ int run_command_line(int argc, char** argv) {
   }
   try {
     cli.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return cli.exit(e);
+  } catch (const CLI::CallForHelp& e) {   // the help once under a launcher, from its first rank
+    return cluster::launched_rank() == 0 ? cli.exit(e) : kOk;
   } catch (const CLI::CallForAllHelp& e) {
-    return cli.exit(e);
-  } catch (const CLI::CallForVersion& e) {
+    return cluster::launched_rank() == 0 ? cli.exit(e) : kOk;
+  } catch (const CLI::CallForVersion& e) {   // every rank: each names its CPU's kernel (srun on mixed nodes)
     return cli.exit(e);
   } catch (const CLI::ParseError& e) {
     return usage_error(without_repeated_name(e.what()) + " (see nqueens --help)");

@@ -729,8 +729,7 @@ RunEnd record_end(const std::optional<std::string>& status_file, const RunEnd& e
 
 int dry_run(JobConfig config) {
   // Under a launcher (mpirun, srun) every rank runs it: the first speaks for all.
-  for (const char* rank : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
-    if (const char* r = std::getenv(rank); r && std::string(r) != "0") return kOk;
+  if (cluster::launched_rank() != 0) return kOk;
   finalize_config(config);
   const auto previous = previous_result(config);   // refused as the run refuses it
   core::JobParams& p = config.params;

@@ -359,6 +359,18 @@ int launched_ranks() {
   return 1;
 }
 
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    const char* end = v + std::strlen(v);
+    int rank = 0;
+    const auto [at, ec] = std::from_chars(v, end, rank);
+    if (ec == std::errc() && at == end) return rank;
+  }
+  return 0;
+}
+
 int MpiSession::max_over_ranks(int value) const {
   int out = value;
   check_mpi(MPI_Allreduce(&value, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");

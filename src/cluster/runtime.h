@@ -37,6 +37,10 @@ namespace nq::cluster {
 // PMI_SIZE (MPICH's launchers, srun --mpi=pmi2); 1 where none says more. `count` joins MPI only
 // then (MPI_Init takes ~0.35 s of a process started alone, 10x a small count).
 int launched_ranks();
+// This process's rank among them, from the same launchers' environment (OMPI_COMM_WORLD_RANK,
+// PMIX_RANK, PMI_RANK, SLURM_PROCID); 0 where none says. What one rank prints for all (a dry
+// run, --help) is printed where it is 0.
+int launched_rank();
 
 // MPI_Init_thread (funneled) / MPI_Finalize; one per process.
 class MpiSession {

@@ -139,6 +139,16 @@ def test_help_and_version():
     assert run(["--version"], check=0).stdout.startswith("nqueens ")
 
 
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["check", "-h"]])
+def test_help_under_mpirun_is_printed_once(args):
+    """Every rank parses the same arguments: the first prints the help for all (every rank used
+    to, as many copies as ranks). --version stays per rank: each names its own CPU's kernel."""
+    p = run(args, ranks=3, check=0)
+    assert p.stdout.count("Usage:") == 1 and p.stderr == "", p.stdout + p.stderr
+    p = run(["--version"], ranks=3, check=0)
+    assert p.stdout.count("on this CPU") == 3, p.stdout
+
+
 def test_version_names_the_kernel_the_cpu_flags_allow():
     # Independent of the binary's own detection: the flags the kernel reads, as /proc/cpuinfo
     # lists them.
