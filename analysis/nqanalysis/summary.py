@@ -35,7 +35,10 @@ def human_rate(x):
 def known_match(rf):
     """Our own comparison with the published table, plus the file's claim when it differs."""
     n, total, unique = rf.n, rf.count("total"), rf.count("unique")
-    if not rf.is_complete:
+    status = rf.get("status")
+    if status not in ("complete", "partial"):   # no run writes it: `verify` fails the file
+        ours = f"n/a (status {status!r} is neither complete nor partial: see nqanalyze verify)"
+    elif not rf.is_complete:
         ours = "n/a (partial)"
     elif rf.is_sharded:
         ours = "n/a (shard)"

@@ -54,10 +54,15 @@ def test_summary_partial_and_wrong_values(tmp_path):
     make_fixture.make_result(w, 8, "count")
     with h5py.File(w, "r+") as f:
         f.attrs.modify("total", np.uint64(90))
-    r = nq("summary", p, w)
+    u = str(tmp_path / "unknown.h5")   # a status no run writes: not shown as partial
+    make_fixture.make_result(u, 8, "count")
+    with h5py.File(u, "r+") as f:
+        f.attrs["status"] = "bomplete"
+    r = nq("summary", p, w, u)
     assert r.rc == 0, r
-    assert "n/a (partial)" in r.out
+    assert "n/a (partial)" in r.out and r.out.count("n/a (partial)") == 1
     assert "NO (known total 92)" in r.out and "[file says yes]" in r.out
+    assert "n/a (status 'bomplete' is neither complete nor partial: see nqanalyze verify)" in r.out
 
 
 def test_summary_help_and_usage():
