@@ -732,6 +732,8 @@ std::optional<std::string> run_worker(const MpiSession& mpi) {
       if (auto f = pool.failure()) {
         failed = true;
         const std::string what = mpi.where() + *f;
+        // Said here too, though the master says it again as the job's error: if the master
+        // never gets the message (it hangs, the link is cut), this line is the failure's trace.
         std::cerr << "nqueens: " << what << "\n";
         sender.send(0, kTagFailed, what);
       }
