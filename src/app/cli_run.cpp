@@ -65,7 +65,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--status-file", o->status_file,
                   "rank 0 writes the run's exit code and the units it journaled (one line: CODE UNITS) to this file "
                   "as the run ends: a batch script that finds no code there knows the run never got that far "
-                  "(e.g. srun reported a failed launch as success)")
+                  "(e.g. srun reported a failed launch as success); an existing file there must be one such line (never another file replaced)")
       ->check(file_path("--status-file"));
   cmd->add_flag("--dry-run", o->dry_run,
                 "check the job and count its plan's work units, then print what a run needs (the memory of its master "

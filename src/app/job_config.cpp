@@ -1,9 +1,14 @@
 #include "app/job_config.h"
 #include <toml++/toml.h>
+#include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
+#include <unistd.h>
 #include "app/exit_codes.h"
 #include "core/types.h"
 
@@ -66,6 +71,8 @@ bool valid_lock_wait(double v) { return v >= 0 && v <= kMaxLockWait; }
 // `run --status-file F` replaces F's contents at the end: F must be a regular file (or not exist
 // yet), and none of the job's own files. It once truncated whatever it named: the result file, its
 // journal, a log behind /dev/stderr; and a FIFO without a reader hung the finished run.
+constexpr std::size_t kMaxStatusBytes = 200;   // longer than any line a run or a batch script writes there
+
 void check_status_file(const std::string& path, const JobConfig& c) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -85,6 +92,33 @@ void check_status_file(const std::string& path, const JobConfig& c) {
                                    std::pair{c.job_file, "the job file"}})
     if (same(file))
       throw ExitError(kUsage, "--status-file " + path + " is " + what + " (" + file + "): give another path");
+  // Any other file it would replace too: one that exists is taken only if it may be a status
+  // file, one short line of text (this run's CODE UNITS, or what a batch script wrote there
+  // before the launch). A typo naming another job's result file used to replace it, exit 0.
+  if (fs::exists(st)) {
+    std::ifstream in(path, std::ios::binary);
+    std::string text(kMaxStatusBytes + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    const bool one_line = text.size() <= kMaxStatusBytes &&
+                          std::all_of(text.begin(), text.end(), [](char ch) { return ch >= ' ' && ch <= '~'; });
+    if (!one_line)
+      throw ExitError(kUsage, "--status-file " + path +
+                                  " exists and is not a status file (one short line: CODE UNITS), which the run would "
+                                  "replace: give another path, or remove it");
+  }
+  // Its folder, now: the run used to end with a warning that it could not write it, exit 0.
+  const fs::path folder = fs::absolute(path, ec).parent_path();
+  if (!fs::is_directory(folder, ec))
+    throw ExitError(kUsage, "--status-file " + path + ": the folder " + folder.string() +
+                                " does not exist: create it, or give another path");
+  if (::access(folder.c_str(), W_OK) != 0) {
+    const int err = errno;
+    if (!fs::exists(st) || ::access(path.c_str(), W_OK) != 0)
+      throw ExitError(kUsage, "--status-file " + path + ": the folder " + folder.string() + " is not writable (" +
+                                  std::strerror(err) + "): give another path");
+  }
 }
 
 }  // namespace

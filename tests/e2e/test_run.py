@@ -136,18 +136,24 @@ def test_complete_result_is_never_overwritten_without_force(workdir):
 def test_status_file_holds_the_exit_code_of_the_run(workdir, ranks):
     """`--status-file F`: rank 0 writes the run's exit code and the units it journaled to F as it
     ends (slurm/nqueens.sbatch takes srun's exit code 0 only with a 0 there). It replaces what F
-    held; a status file that cannot be written is a warning, and the run's own result and exit
-    code stand. (A resumed run counts only its own units: faults/test_interrupt.py.)"""
+    held; a status file that cannot be written at the end (its folder gone meanwhile) is a
+    warning, and the run's own result and exit code stand. (A resumed run counts only its own
+    units: faults/test_interrupt.py.)"""
     out, status = workdir / "r.h5", workdir / "status"
-    status.write_text("stale\n")
+    status.write_text("launched, no exit code yet\n")   # as slurm/nqueens.sbatch leaves it
     run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=0)
     assert status.read_text() == f"0 {attrs(out)['units_total']}\n"
     run(["run", "--n", 9, "--out", out, "--status-file", status], ranks=ranks, check=EXIT["refused"])
     assert status.read_text() == f"{EXIT['refused']} 0\n"
-    lost = workdir / "no-such-dir" / "status"
-    p = run(["run", "--n", 9, "--out", workdir / "r2.h5", "--status-file", lost], ranks=ranks, check=0)
-    assert f"nqueens: warning: cannot write the status file {lost} (--status-file)" in p.stderr, p.stderr
-    assert attrs(workdir / "r2.h5")["total"] == KNOWN[9]["total"]
+    if not ranks:
+        return   # (the stop fault below holds a master that mpirun started)
+    folder = workdir / "gone"
+    folder.mkdir()
+    lost = folder / "status"
+    code, err = strike(["run", "--n", 12, "--out", workdir / "r2.h5", "--status-file", lost], ranks,
+                       lambda proc, master: folder.rmdir(), at=1)
+    assert code == 0 and f"nqueens: warning: cannot write the status file {lost} (--status-file)" in err, err
+    assert attrs(workdir / "r2.h5")["total"] == KNOWN[12]["total"]
 
 
 def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
@@ -168,6 +174,8 @@ def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
     os.link(out, link)
     os.symlink(".", workdir / "here")
     os.symlink("new.h5", workdir / "dangling")
+    notes = workdir / "notes.txt"
+    notes.write_text("line one\nline two\n")
     cases = [([job, "--status-file", out], "is the result file"),
              (["--n", 9, "--out", out, "--status-file", link], "is the result file"),
              # the same file spelled otherwise, and not there yet: it was overwritten after the run
@@ -182,11 +190,19 @@ def test_a_status_file_that_would_destroy_a_file_or_hang_is_refused(workdir):
              ([job, "--status-file", fifo], "is not a regular file"),
              ([job, "--status-file", "/dev/stderr"], "is not a regular file"),
              ([job, "--status-file", workdir], "is not a regular file"),
-             ([job, "--status-file", ""], "give a file path")]
+             ([job, "--status-file", ""], "give a file path"),
+             # another job's result, a text of several lines: not a status file (it replaced them, exit 0)
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", link], "exists and is not a status file"),
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", notes], "exists and is not a status file"),
+             # a folder that is not there: the run ended with a warning, exit 0
+             (["--n", 9, "--out", workdir / "new.h5", "--status-file", workdir / "nodir" / "s"],
+              f"the folder {workdir / 'nodir'} does not exist: create it, or give another path")]
     for args, needle in cases:
-        p = run(["run", *args], ranks=2, timeout=60)
-        assert p.returncode == EXIT["usage"] and needle in p.stderr, (args, p.returncode, p.stderr)
+        for dry in ([], ["--dry-run"]):
+            p = run(["run", *args, *dry], ranks=2, timeout=60)
+            assert p.returncode == EXIT["usage"] and needle in p.stderr, (args, dry, p.returncode, p.stderr)
     assert out.read_bytes() == before and journal.read_bytes() == b"NQJOURNL-not-touched"
+    assert notes.read_text() == "line one\nline two\n"
     assert job.read_text().startswith("n = 9") and not (workdir / "new.h5").exists()
 
 
