@@ -97,7 +97,10 @@ void add_run_command(CLI::App& cli, Runner& run) {
         c.lock_wait = o->lock_wait;
         return c;
       };
-      if (o->dry_run) return dry_run(job());
+      if (o->dry_run) {   // every rank runs it under a launcher: the first reads the job and speaks for all
+        if (cluster::launched_rank() != 0) return int(kOk);
+        return dry_run(job());
+      }
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();

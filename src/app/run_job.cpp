@@ -728,8 +728,6 @@ RunEnd record_end(const std::optional<std::string>& status_file, const RunEnd& e
 }  // namespace
 
 int dry_run(JobConfig config) {
-  // Under a launcher (mpirun, srun) every rank runs it: the first speaks for all.
-  if (cluster::launched_rank() != 0) return kOk;
   finalize_config(config);
   const auto previous = previous_result(config);   // refused as the run refuses it
   core::JobParams& p = config.params;

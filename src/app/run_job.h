@@ -24,7 +24,8 @@ struct RunEnd {
 // is planned on another machine; without them, the 16 GiB cap), counts the plan's units and
 // prints what the run needs (print_run_needs), then what it finds at OUT: nothing, a result the
 // run resumes or replaces (--force), or this job's complete result (--skip-complete: nothing to
-// do), and a journal it resumes. Starts no MPI and touches no file. Returns the exit code;
+// do), and a journal it resumes. Starts no MPI and touches no file; under a launcher the caller
+// runs it on the first rank only (cluster::launched_rank), which reads the job. Returns the exit code;
 // throws ExitError as a run would (kRefused for a complete OUT without --force or
 // --skip-complete).
 int dry_run(JobConfig config);

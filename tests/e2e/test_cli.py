@@ -124,6 +124,8 @@ def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
     (["frobnicate"], "error: unknown command 'frobnicate'"),
     (["check", "r.h5", "--units", "5-2"], "error: --units: the range 5-2 ends before it starts"),
     (["run", "--n", "8", "--shard", "5/2"], "error: --shard: shard '5/2' must be i/n"),
+    # the dry run's job file is read by rank 0 alone (every rank read it and said its error)
+    (["run", "no-such-job.toml", "--dry-run"], "error: job file no-such-job.toml: not found"),
 ])
 def test_bad_arguments_under_mpirun_are_said_once(args, needle):
     """Under mpirun every rank parses the same arguments: rank 0 alone says what is wrong, and it
