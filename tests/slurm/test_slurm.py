@@ -880,6 +880,7 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
     (["--status-file", "s"], {}, "error: --status-file is this script's own"),
     (["--status-file=s"], {}, "error: --status-file is this script's own"),
     (["--help"], {}, "error: --help is not for a job"),
+    (["--version"], {}, "error: --version is not for a job"),
     ([], {"NQ_START_RETRIES": "abc"}, "error: NQ_START_RETRIES must be a whole number"),
     ([], {"NQ_RELAUNCH_DELAY": "1.5"}, "error: NQ_RELAUNCH_DELAY must be a whole number"),
     ([], {"NQ_START_WINDOW": ""}, "error: NQ_START_WINDOW must be a whole number"),
@@ -897,3 +898,12 @@ def test_the_script_refuses_what_would_break_it_before_any_launch(tmp_path, nque
     assert res.returncode == 2, res.stdout + res.stderr
     assert needle in res.stdout and "command:" not in res.stdout, res.stdout
     assert not list(tmp_path.glob(".nqueens-*")) and not (tmp_path / "s").exists()
+    if not opt:
+        return
+    # `submit` refuses the same options before queuing (it queued the job, which then failed),
+    # the script saying which; sharded too (shard.sbatch execs the script with them).
+    for shards in ([], ["--shards", "2"]):
+        res = run([str(SLURM / "submit"), str(job), *shards, "--dry-run", "--", *opt], cwd=tmp_path,
+                  env=dict(os.environ, NQUEENS_BIN=str(nqueens_bin)))
+        assert res.returncode == 2 and f"submit: {needle}" in res.stderr, (shards, res.stderr)
+        assert "nothing was queued" in res.stderr and "sbatch --parsable" not in res.stderr + res.stdout, res.stderr
