@@ -107,10 +107,30 @@ def build_parser():
     return p
 
 
+def check_known_table(known):
+    """A published table asked for (--known, else NQANALYSIS_KNOWN_COUNTS) must be readable: one
+    that is not would turn the comparisons with it off unseen (verify said PASS, summary
+    'unknown'). Usage error, exit 2, naming where it was asked for."""
+    import os
+    from .known import load_known
+    if known == "":
+        raise_usage("--known is empty: give the published table's path")
+    env = os.environ.get("NQANALYSIS_KNOWN_COUNTS")
+    source = f"--known {known}" if known is not None else f"NQANALYSIS_KNOWN_COUNTS={env}" if env else None
+    if source is None:
+        return
+    try:
+        load_known(known)
+    except (OSError, ValueError) as exc:
+        raise_usage(f"{source}: cannot read the published table ({exc})")
+
+
 def run(args, out, err):
     for flag in ("out", "csv"):   # an empty directory was "cannot create directory :", exit 4
         if getattr(args, flag, None) == "":
             raise_usage(f"--{flag} is empty: give a directory")
+    if args.command in ("summary", "verify"):
+        check_known_table(getattr(args, "known", None))
     if args.command == "summary":
         from .summary import summary
         return summary(args.files, out, err)
@@ -118,12 +138,6 @@ def run(args, out, err):
         from .verify import verify_path
         if args.chunk < 1:
             raise_usage("--chunk must be >= 1")
-        if args.known is not None:   # a table asked for and unreadable would skip its checks silently
-            from .known import load_known
-            try:
-                load_known(args.known)
-            except (OSError, ValueError) as exc:
-                raise_usage(f"--known {args.known}: cannot read the published table ({exc})")
         code = 0
         for i, f in enumerate(args.files):
             if i:

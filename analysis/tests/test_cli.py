@@ -136,6 +136,18 @@ def test_verify_with_a_published_table_it_cannot_read_is_a_usage_error(runs, tmp
     good = tmp_path / "good.tsv"
     good.write_text("n total unique rot90_fixed rot180_fixed\n10 724 92 0 12\n")
     assert nq("verify", runs["count10"], "--known", good).rc == 0
+    # An empty --known was ignored (the default table used).
+    r = nq("verify", runs["count10"], "--known", "")
+    assert r.rc == 2 and "--known is empty" in r.err, r
+    # The same table named by NQANALYSIS_KNOWN_COUNTS: verify said PASS, summary 'unknown'.
+    for cmd in ("verify", "summary"):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NQANALYSIS_KNOWN_COUNTS", str(tmp_path / "missing.tsv"))
+            r = nq(cmd, runs["count10"])
+            assert r.rc == 2 and "PASS" not in r.out, (cmd, r)
+            assert f"NQANALYSIS_KNOWN_COUNTS={tmp_path / 'missing.tsv'}: cannot read the published table" in r.err, r
+            mp.setenv("NQANALYSIS_KNOWN_COUNTS", str(good))
+            assert nq(cmd, runs["count10"]).rc == 0
 
 
 def test_every_command_refuses_a_format_version_it_does_not_read(runs, tmp_path):
