@@ -75,7 +75,11 @@ std::vector<RowSpan> select_rows(const store::ResultReader& r, const CheckOption
   std::vector<store::UnitRecord> buf;
   std::vector<RowSpan> spans;
   if (!o.ranges.empty()) {
+    const std::uint64_t plan_units = r.info().units_total;   // (the whole plan's, in a shard's file too)
     for (const auto& range : o.ranges) {
+      if (range.second >= plan_units)   // (past the plan: a range there was cut short unsaid)
+        throw ExitError(kUsage, "--units " + text(range) + ": the plan of " + o.file + " has unit ids 0 to " +
+                                    std::to_string(plan_units - 1) + " (" + with_commas(plan_units) + " units)");
       const RowSpan s{lower_row(r, range.first, buf),
                       range.second == UINT64_MAX ? rows : lower_row(r, range.second + 1, buf)};
       if (s.begin == s.end)
@@ -315,10 +319,11 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
     } catch (const store::NotAResultFile& e) {
       throw ExitError(kBadInput, std::string("check: ") + e.what());
     }
-    if (!reader->unit_count())   // (a complete one: a shard of a plan with fewer units than shards)
+    if (!reader->unit_count() && !o.ranges.empty())   // (ids asked for: none is there)
       throw ExitError(kUsage, "check: " + o.file + " holds no unit" +
-                                  (reader->info().status == store::Status::complete ? "" : " yet") + ": nothing to check");
-    spans = select_rows(*reader, o, what);
+                                  (reader->info().status == store::Status::complete ? "" : " yet") +
+                                  ": --units has nothing to check");
+    if (reader->unit_count()) spans = select_rows(*reader, o, what);
   } catch (...) {
     failure = describe_current_exception(mpi.rank() ? where : "");
   }
@@ -337,6 +342,16 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   const int threads = o.threads ? o.threads : mpi.default_threads();
   const std::uint64_t all_threads = mpi.sum_over_ranks({static_cast<std::uint64_t>(threads)})[0];
   if (mpi.rank() == 0) {
+    std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
+              << ", symmetry " << core::to_string(p.symmetry)
+              << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "
+              << core::to_string(info.status) << ", " << with_commas(reader->unit_count()) << " units\n";
+    if (!selected)   // nothing wrong (a complete shard of a plan with fewer units than shards): exit 0
+      std::cout << "result   nothing to check: the file holds no unit"
+                << (info.status == store::Status::complete ? "" : " yet") << "\n";
+  }
+  if (!selected) return kOk;
+  if (mpi.rank() == 0) {
     double stored_seconds = 0;
     if (selected <= kListedUnits) {   // what the run spent on them: a guide to this check's time
       std::vector<store::UnitRecord> recs;
@@ -345,10 +360,6 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
         for (const auto& r : recs) stored_seconds += r.seconds;
       }
     }
-    std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
-              << ", symmetry " << core::to_string(p.symmetry)
-              << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "
-              << core::to_string(info.status) << ", " << with_commas(reader->unit_count()) << " units\n";
     std::cout << "units    " << what;
     if (selected <= kListedUnits) std::cout << std::setprecision(3) << ", which the run counted in " << stored_seconds << " s";
     std::cout << "; recounted with the " << core::kernel_name() << " search on " << all_threads << " thread(s)"
@@ -363,7 +374,7 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   // What all of a complete file's units found and walked is known (published or extrapolated,
   // and sampled): the share of it here gives the ETA. Else the ETA goes by the units.
   if (selected == reader->unit_count() && info.status == store::Status::complete)
-    expect_totals(progress, p, info.units_total * static_cast<std::uint64_t>(p.shard.count),
+    expect_totals(progress, p, info.units_total,   // (the whole plan's: it was taken K times over for a shard)
                   static_cast<double>(progress.units_total) / static_cast<double>(selected) / p.shard.count);
   const auto start = clock::now();
   const std::uint64_t keep = std::clamp<std::uint64_t>(kKeptLinesInAll / static_cast<std::uint64_t>(mpi.size()), 1, kKeptLines);

@@ -211,7 +211,9 @@ void add_check_command(CLI::App& cli, Runner& run) {
   units->excludes(all);
   // Checked as a whole number: CLI11 took -1 and 99999999999999999999999 as 2^64-1.
   cmd->add_option("--seed", o->check.seed, "seed of --sample's draw (default: random, and printed)")
-      ->check(whole_number("--seed", 0, std::numeric_limits<long long>::max()));
+      ->check(whole_number("--seed", 0, std::numeric_limits<long long>::max()))
+      ->excludes(units)   // (it draws nothing there: it was ignored)
+      ->excludes(all);
   // other: none given, check_units picks another than the one runs use here.
   static const std::map<std::string, std::optional<core::KernelChoice>> kKernels{
       {"other", std::nullopt},

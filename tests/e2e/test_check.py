@@ -133,7 +133,11 @@ def test_shard_and_boards_files_are_checked_and_bad_requests_get_clear_errors(wo
     p = run(["check", shard, "--units", "3"])
     assert p.returncode == EXIT["usage"] and "holds no unit of that id" in p.stderr and "those of shard 1/3" in p.stderr
     for args, said in [(["--units", "5-2"], "ends before it starts"), (["--units", "x"], "--units takes unit ids"),
-                       (["--sample", "0"], "--sample"), (["--sample", "3", "--all"], "excludes")]:
+                       (["--sample", "0"], "--sample"), (["--sample", "3", "--all"], "excludes"),
+                       # a range past the plan's last id was cut short unsaid (a single id was refused)
+                       (["--units", "3,43600-43700"], f"--units 43600-43700: the plan of {n14} has unit ids 0 to 43608 (43,609 units)"),
+                       # --seed draws only --sample's units: with these it was ignored
+                       (["--units", "3", "--seed", "4"], "excludes"), (["--all", "--seed", "4"], "excludes")]:
         p = run(["check", n14, *args])
         assert p.returncode == EXIT["usage"] and said in p.stderr, (args, p.stderr)
     other = workdir / "other.txt"
@@ -254,7 +258,7 @@ def test_an_error_on_any_rank_ends_every_rank_promptly_with_one_message(n14, wor
     (on a node-local disk, say) fails that rank alone: the others must not wait for it."""
     p = run(["check", n14, "--units", "999999999"], ranks=3, timeout=60)
     assert p.returncode == EXIT["usage"] and p.stderr.count("nqueens: error:") == 1, p.stderr
-    assert "holds no unit of that id" in p.stderr and "rank " not in p.stderr, p.stderr
+    assert "has unit ids 0 to 43608" in p.stderr and "rank " not in p.stderr, p.stderr
     local = workdir / "here"
     local.mkdir()
     shutil.copy(n14, local / "n14.h5")
@@ -270,9 +274,14 @@ def test_an_error_on_any_rank_ends_every_rank_promptly_with_one_message(n14, wor
 
 def test_a_complete_shard_without_units_has_nothing_to_check(workdir):
     """N = 4's plan has 2 units, so shard 2/3 is complete with none: it said "holds no unit yet",
-    as of a run that had not finished one."""
+    as of a run that had not finished one, and then exit 2, a usage error, for a file with
+    nothing wrong (a batch check of a job's shards failed on it). Now exit 0, saying so; ids
+    asked for with --units are still refused, none being there."""
     out = workdir / "empty-shard.h5"
     run(["run", "--n", 4, "--shard", "2/3", "--out", out], check=0)
     assert attrs(out)["status"] == "complete" and attrs(out)["units_done"] == 0
-    p = run(["check", out])
-    assert p.returncode == EXIT["usage"] and f"check: {out} holds no unit: nothing to check" in p.stderr, p.stderr
+    for ranks in (None, 2):
+        p = run(["check", out], ranks=ranks, check=0)
+        assert p.stdout.splitlines()[-1] == "result   nothing to check: the file holds no unit", p.stdout
+    p = run(["check", out, "--units", "1"])
+    assert p.returncode == EXIT["usage"] and f"check: {out} holds no unit: --units has nothing to check" in p.stderr, p.stderr
