@@ -1,6 +1,7 @@
 #include "app/job_config.h"
 #include <toml++/toml.h>
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 #include "app/exit_codes.h"
 #include "core/types.h"
@@ -121,6 +123,40 @@ void check_status_file(const std::string& path, const JobConfig& c) {
   }
 }
 
+// A time limit as sbatch --time reads it: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S, whole numbers, the
+// fields after the first below 60 (hours below 24 after a day count), and more than 0 in all
+// (0 is no limit at all to Slurm). slurm/submit, which turns the key into --time, holds the same
+// rule (slurm_time); `run` judges it too, so that a job file is judged alike by both.
+bool valid_time_limit(const std::string& t) {
+  const std::size_t dash = t.find('-');
+  const bool days = dash != std::string::npos;
+  std::vector<std::uint64_t> fields;
+  std::string_view rest = std::string_view(t).substr(days ? dash + 1 : 0);
+  std::uint64_t total = 0;
+  if (days) {
+    std::uint64_t d = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + dash, d);
+    if (dash == 0 || dash > 9 || ec != std::errc() || end != t.data() + dash) return false;
+    total = d;
+  }
+  while (true) {
+    const std::size_t colon = rest.find(':');
+    const std::string_view f = rest.substr(0, colon);
+    std::uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+    if (f.empty() || ec != std::errc() || end != f.data() + f.size() || f.size() > 9) return false;
+    fields.push_back(v);
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (fields.size() > 3) return false;
+  for (std::size_t i = 1; i < fields.size(); ++i)
+    if (fields[i] >= 60) return false;
+  if (days && fields[0] >= 24) return false;
+  for (const std::uint64_t f : fields) total += f;
+  return total > 0;
+}
+
 }  // namespace
 
 core::Shard parse_shard(const std::string& s, const std::string& what) {
@@ -169,7 +205,13 @@ JobConfig read_job_file(const std::string& path) {
       if (!v || !valid_audit(*v)) bad(where, std::string("key 'audit' ") + kAuditRule);
       c.audit = *v;
     } else if (key == "shard") p.shard = parse_shard(get<std::string>(node, where, key, "a string like \"0/4\""), where + ": key 'shard'");
-    else if (key == "time_limit") c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
+    else if (key == "time_limit") {
+      c.time_limit = get<std::string>(node, where, key, "a string like \"02:00:00\"");
+      if (!valid_time_limit(c.time_limit))
+        bad(where, "key 'time_limit' must be a wall time for Slurm's --time: minutes (\"90\"), \"[D-]HH:MM:SS\" (\"02:00:00\", "
+                   "\"1-12:00:00\") or their shorter forms, not 0 (which Slurm takes for no limit); got \"" +
+                       c.time_limit + "\"");
+    }
     else if (key == "description") get<std::string>(node, where, key, "a string");
     else bad(where, "unknown key '" + key + "' (known: n, mode, out, depth, threads, boards, symmetry, progress_interval, checkpoint_interval, audit, shard, time_limit, description)");
   }

@@ -861,6 +861,12 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
         job.write_text(f"n = 10\ntime_limit = {value}\n")
         res = run([str(SLURM / "submit"), str(job), "--dry-run"], cwd=tmp_path)
         assert res.returncode == 2 and "key 'time_limit' must be a string" in res.stderr, (value, res.stderr)
+    # "0" became --time=0, no limit at all to Slurm; "99:99:99" went to sbatch as it was.
+    for value in ["0", "00:00", "99:99:99", "1-24:00:00"]:
+        job = write_job(tmp_path, "bad-time.toml", n=10, time_limit=value)
+        res = run([str(SLURM / "submit"), str(job), "--dry-run"], cwd=tmp_path)
+        assert res.returncode == 2 and "not 0 (no limit at all to Slurm)" in res.stderr, (value, res.stderr)
+        assert "--time=" not in res.stderr, res.stderr
     # The merge gets the user's sbatch options too, and the paths follow --chdir.
     res = run([str(SLURM / "submit"), str(minutes), "--dry-run", "--shards", "2", "-p", "debug", "-D", "sub"],
               cwd=tmp_path)

@@ -101,12 +101,28 @@ TEST_F(JobFile, ErrorsNameTheFileTheKeyAndWhatIsWrong) {
       {"n = 8\naudit = 1.5\n", "key 'audit' must be a number from 0 to 1"},
       {"n = 8\nn = 9\n", "line 2: "},
       {"n = [8\n", "line "},
+      // Slurm's --time forms only, and not 0, which Slurm takes for no limit: `submit` passed
+      // "0" (a job without a limit) and "99:99:99" on, and `run` took "abc" (exit 0).
+      {"n = 8\ntime_limit = \"0\"\n", "key 'time_limit' must be a wall time for Slurm's --time"},
+      {"n = 8\ntime_limit = \"00:00:00\"\n", "not 0 (which Slurm takes for no limit); got \"00:00:00\""},
+      {"n = 8\ntime_limit = \"99:99:99\"\n", "got \"99:99:99\""},
+      {"n = 8\ntime_limit = \"abc\"\n", "got \"abc\""},
+      {"n = 8\ntime_limit = \"1-24\"\n", "got \"1-24\""},
+      {"n = 8\ntime_limit = \"5:60\"\n", "got \"5:60\""},
+      {"n = 8\ntime_limit = \"1:2:3:4\"\n", "got \"1:2:3:4\""},
+      {"n = 8\ntime_limit = \"-5\"\n", "got \"-5\""},
+      {"n = 8\ntime_limit = \"\"\n", "got \"\""},
   };
   for (const auto& c : cases) {
     const std::string what = error_of(c.text);
     EXPECT_NE(what.find("job file " + file("")), std::string::npos) << what;
     EXPECT_NE(what.find(c.expected), std::string::npos) << c.text << " -> " << what;
   }
+}
+
+TEST_F(JobFile, EveryFormOfSlurmsTimeIsATimeLimit) {
+  for (const char* t : {"90", "5:30", "02:00:00", "100:00:00", "1-12", "1-12:30", "1-12:30:05", "0-1", "0:30"})
+    EXPECT_EQ(app::read_job_file(job("n = 8\ntime_limit = \"" + std::string(t) + "\"\n")).time_limit, t);
 }
 
 TEST_F(JobFile, AMissingFileIsAUsageError) {
