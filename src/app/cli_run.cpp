@@ -80,18 +80,24 @@ void add_run_command(CLI::App& cli, Runner& run) {
       const auto job = [o] {
         JobConfig c = o->job_file.empty() ? JobConfig{} : read_job_file(o->job_file);
         core::JobParams& p = c.params;
-        if (o->n) p.n = *o->n;
-        if (o->mode) p.mode = core::from_string<core::Mode>(*o->mode);   // names checked by CLI11 above
-        if (o->out) c.out = *o->out;
-        if (o->depth) p.depth = *o->depth;
-        if (o->threads) c.threads = *o->threads;
-        if (o->boards) p.boards = core::from_string<core::BoardSet>(*o->boards);
-        if (o->symmetry) p.symmetry = core::from_string<core::Symmetry>(*o->symmetry);
-        if (o->shard) p.shard = parse_shard(*o->shard, "--shard");
+        // A flag's value is no longer the file's (finalize_config names each where it was given).
+        const auto flag = [&c](const auto& given, const char* key, auto&& set) {
+          if (!given) return;
+          set(*given);
+          c.file_keys.erase(key);
+        };
+        flag(o->n, "n", [&](int v) { p.n = v; });
+        flag(o->mode, "mode", [&](const std::string& v) { p.mode = core::from_string<core::Mode>(v); });   // names checked by CLI11 above
+        flag(o->out, "out", [&](const std::string& v) { c.out = v; });
+        flag(o->depth, "depth", [&](int v) { p.depth = v; });
+        flag(o->threads, "threads", [&](int v) { c.threads = v; });
+        flag(o->boards, "boards", [&](const std::string& v) { p.boards = core::from_string<core::BoardSet>(v); });
+        flag(o->symmetry, "symmetry", [&](const std::string& v) { p.symmetry = core::from_string<core::Symmetry>(v); });
+        flag(o->shard, "shard", [&](const std::string& v) { p.shard = parse_shard(v, "--shard"); });
         if (o->status_file) c.status_file = *o->status_file;   // checked in finalize_config
-        if (o->progress) c.progress_interval = *o->progress;
-        if (o->checkpoint) c.checkpoint_interval = *o->checkpoint;
-        if (o->audit) c.audit = *o->audit;
+        flag(o->progress, "progress_interval", [&](double v) { c.progress_interval = v; });
+        flag(o->checkpoint, "checkpoint_interval", [&](double v) { c.checkpoint_interval = v; });
+        flag(o->audit, "audit", [&](double v) { c.audit = v; });
         c.force = o->force;
         c.skip_complete = o->skip_complete;
         c.lock_wait = o->lock_wait;

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <string_view>
 #include <unistd.h>
 #include "app/exit_codes.h"
+#include "core/known_counts.h"
 #include "core/types.h"
 
 namespace nq::app {
@@ -123,6 +125,19 @@ void check_status_file(const std::string& path, const JobConfig& c) {
   }
 }
 
+constexpr int kMaxBoardsN = 20;   // boards mode: N = 20 is ~0.13 TB of result file, N = 21 ~1.1 TB
+
+// Bytes as "1.1 TB" or "830 GB" (decimal units).
+std::string tera(double bytes) {
+  std::ostringstream out;
+  const char* units[] = {"GB", "TB", "PB", "EB", "ZB", "YB"};
+  double v = bytes / 1e9;
+  int u = 0;
+  while (v >= 1000 && u < 5) v /= 1000, ++u;
+  out << std::fixed << std::setprecision(v < 10 ? 1 : 0) << v << " " << units[u];
+  return out.str();
+}
+
 // A time limit as sbatch --time reads it: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S, whole numbers, the
 // fields after the first below 60 (hours below 24 after a day count), and more than 0 in all
 // (0 is no limit at all to Slurm). slurm/submit, which turns the key into --time, holds the same
@@ -185,6 +200,7 @@ JobConfig read_job_file(const std::string& path) {
   bool have_n = false;
   for (const auto& [k, node] : t) {
     const std::string key(k.str());
+    c.file_keys.insert(key);
     if (key == "n") {
       p.n = get_int(node, where, key, 1, core::kMaxN);
       have_n = true;
@@ -221,14 +237,28 @@ JobConfig read_job_file(const std::string& path) {
 
 void finalize_config(JobConfig& c) {
   core::JobParams& p = c.params;
+  // Where a setting was given: "--depth 11", or "depth 11 (key 'depth' of job file j.toml)".
+  const auto given = [&c](const std::string& key, const std::string& value) {
+    if (!c.file_keys.count(key)) return "--" + key + " " + value;
+    return key + " " + value + " (key '" + key + "' of job file " + c.job_file + ")";
+  };
   if (p.n < 1 || p.n > core::kMaxN)
     throw ExitError(kUsage, "N is missing or outside 1.." + std::to_string(core::kMaxN) +
                                 " (give --n or a job file with n = ...)");
   if (p.depth > p.n)
-    throw ExitError(kUsage, "depth " + std::to_string(p.depth) + " exceeds N = " + std::to_string(p.n));
-  if (p.boards_mode() && p.n > 20)
-    throw ExitError(kUsage, "boards mode stores every solution; N = " + std::to_string(p.n) +
-                                " would need petabytes (use count mode, or N <= 20)");
+    throw ExitError(kUsage, given("depth", std::to_string(p.depth)) + " exceeds N = " + std::to_string(p.n) +
+                                (c.file_keys.count("n") || c.job_file.empty() ? "" : " (--n)") +
+                                ": give a depth of at most N, or none for the default");
+  if (p.boards_mode() && p.n > kMaxBoardsN) {
+    // The bytes a board and a completion take (docs/performance.md: 'all' files 3.2-3.4 bytes a
+    // board at N = 16-19, the journal N bytes a completion, an eighth of the boards).
+    const double boards = core::expected_total(p.n).value_or(0);
+    std::ostringstream size;
+    size << std::setprecision(2) << "N = " << p.n << " has about " << boards << " solutions: ~"
+         << tera(boards * 3.4) << " of result file, and ~" << tera(boards / 8 * p.n) << " of journal beside it";
+    throw ExitError(kUsage, "boards mode stores every solution, up to N = " + std::to_string(kMaxBoardsN) + "; " +
+                                size.str() + " (use count mode)");
+  }
   if (!p.boards_mode()) p.boards = core::BoardSet::all;
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);
@@ -240,8 +270,8 @@ void finalize_config(JobConfig& c) {
             (p.shard.whole() ? "" : "-shard" + std::to_string(p.shard.index) + "of" + std::to_string(p.shard.count)) +
             ".h5";
   if (c.out.back() == '/')
-    throw ExitError(kUsage, "--out '" + c.out + "' ends with '/': give the result file's path (e.g. " + c.out +
-                                "result.h5)");
+    throw ExitError(kUsage, given("out", "'" + c.out + "'") + " ends with '/': give the result file's path (e.g. " +
+                                c.out + "result.h5)");
   // A name that leaves no room for the longest name nqueens puts beside OUT,
   // OUT.journal.tmp-<pid> (store::Journal::create_file; a pid has at most 7 digits), failed
   // with exit 4 when the journal was created.
@@ -250,7 +280,9 @@ void finalize_config(JobConfig& c) {
   if (name + kLongestSuffix > NAME_MAX)
     throw ExitError(kUsage, "the result file's name is " + std::to_string(name) + " bytes long; at most " +
                                 std::to_string(NAME_MAX - kLongestSuffix) +
-                                " fit (nqueens writes OUT.journal.tmp-<pid> beside it): give --out a shorter name");
+                                " fit (nqueens writes OUT.journal.tmp-<pid> beside it): give " +
+                                (c.file_keys.count("out") ? "the job file's key 'out'" : std::string("--out")) +
+                                " a shorter name");
   if (c.status_file) check_status_file(*c.status_file, c);
   if (c.force && c.skip_complete)
     throw ExitError(kUsage, "--force recomputes a complete result, --skip-complete keeps it: give one of them");

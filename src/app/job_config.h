@@ -2,6 +2,7 @@
 // by command-line flags. Every value is checked here, once, at the boundary.
 #pragma once
 #include <optional>
+#include <set>
 #include <string>
 #include "core/job_params.h"
 
@@ -24,6 +25,7 @@ struct JobConfig {
   double lock_wait = 0;             // seconds to wait for a journal another process holds (--lock-wait)
   std::string time_limit;           // for slurm/submit only
   std::string job_file;             // the file these settings came from, if any
+  std::set<std::string> file_keys;  // the keys whose values are the job file's (no flag over them)
   std::optional<std::string> status_file;   // run --status-file: where rank 0 records the end
 };
 
@@ -32,7 +34,8 @@ struct JobConfig {
 JobConfig read_job_file(const std::string& path);
 
 // Checks the merged configuration and fills in defaults (the board set is `all` in count mode,
-// so equal jobs have equal parameters); throws ExitError(kUsage).
+// so equal jobs have equal parameters); throws ExitError(kUsage), naming each setting where it
+// was given: the flag, or the job file's key (file_keys).
 void finalize_config(JobConfig& c);
 
 // "i/n" with 0 <= i < n; throws ExitError(kUsage) starting with `what` (the flag or the key).

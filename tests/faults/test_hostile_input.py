@@ -240,7 +240,7 @@ def test_output_paths_that_cannot_be_written(files, workdir):
 @pytest.mark.parametrize("flags,needle", [
     (["--n", "99999999999999999999"], "--n"), (["--n", "-1"], "-1"), (["--n", "0x10"], "0x10"),
     (["--n", "8", "--depth", "-3"], "--depth"), (["--n", "8", "--depth", "99999999999"], "--depth"),
-    (["--n", "8", "--depth", "9"], "depth 9 exceeds N = 8"),
+    (["--n", "8", "--depth", "9"], "--depth 9 exceeds N = 8"),
     (["--n", "8", "--threads", "0"], "--threads"), (["--n", "8", "--threads", "1e9"], "--threads"),
     (["--n", "8", "--progress-interval", "-1"], "progress"), (["--n", "8", "--progress-interval", "nan"], "progress"),
     (["--n", "8", "--audit", "2"], "audit"), (["--n", "8", "--audit", "-0.5"], "audit"),
@@ -249,7 +249,7 @@ def test_output_paths_that_cannot_be_written(files, workdir):
     (["--n", "8", "--shard", "1/0"], "--shard"), (["--n", "8", "--shard", "a/b"], "--shard"),
     (["--n", "8", "--shard", "99999999999999999999/1"], "--shard"),
     (["--n", "8", "--mode", "both"], "--mode"), (["--n", "8", "--boards", "some"], "--boards"),
-    (["--n", "25", "--mode", "boards"], "petabytes"), (["--mode", "count"], "N is missing"),
+    (["--n", "25", "--mode", "boards"], "PB of result file"), (["--mode", "count"], "N is missing"),
 ])
 def test_hostile_flags_are_usage_errors(workdir, flags, needle):
     p = run(["run"] + flags + ["--out", workdir / "f.h5"], timeout=60)

@@ -165,17 +165,38 @@ TEST(JobConfig, FinalizeRefusesJobsThatCannotRun) {
   EXPECT_NE(finalize_error(c).find("N is missing or outside 1..32"), std::string::npos);
   c.params.n = 8;
   c.params.depth = 9;
-  EXPECT_EQ(finalize_error(c), "depth 9 exceeds N = 8");
+  EXPECT_EQ(finalize_error(c), "--depth 9 exceeds N = 8: give a depth of at most N, or none for the default");
   c.params.depth = 0;
   c.params.n = 21;
   c.params.mode = core::Mode::boards;
-  EXPECT_NE(finalize_error(c).find("boards mode stores every solution; N = 21"), std::string::npos);
+  // What it would take (it said "petabytes"): 314,666,222,712 boards at ~3.4 bytes, and the
+  // journal's N bytes a completion (an eighth of them).
+  EXPECT_EQ(finalize_error(c),
+            "boards mode stores every solution, up to N = 20; N = 21 has about 3.1e+11 solutions: ~1.1 TB of result "
+            "file, and ~826 GB of journal beside it (use count mode)");
   c.params.n = 8;
   c.audit = -0.5;
   EXPECT_NE(finalize_error(c).find("--audit must be a number from 0 to 1"), std::string::npos);
   c.audit = 0;
   c.checkpoint_interval = 4000;
   EXPECT_EQ(finalize_error(c), "--checkpoint-interval must be a number of seconds in (0, 3600]");
+}
+
+TEST_F(JobFile, FinalizeNamesTheJobFilesKeyWhereTheValueIsTheFiles) {
+  // It named the flag (or nothing) for a value the user had put in the job file.
+  const std::string path = job("n = 10\ndepth = 11\nout = \"results/\"\n");
+  JobConfig c = app::read_job_file(path);
+  EXPECT_EQ(finalize_error(c), "depth 11 (key 'depth' of job file " + path +
+                                   ") exceeds N = 10: give a depth of at most N, or none for the default");
+  c.params.n = 1;   // as --n 1 sets it: the flag's value is no longer the file's
+  c.file_keys.erase("n");
+  EXPECT_EQ(finalize_error(c), "depth 11 (key 'depth' of job file " + path +
+                                   ") exceeds N = 1 (--n): give a depth of at most N, or none for the default");
+  c.params.depth = 0;
+  EXPECT_EQ(finalize_error(c), "out 'results/' (key 'out' of job file " + path +
+                                   ") ends with '/': give the result file's path (e.g. results/result.h5)");
+  c.file_keys.erase("out");
+  EXPECT_NE(finalize_error(c).find("--out 'results/' ends with '/'"), std::string::npos);
 }
 
 TEST(JobConfig, AShardFlagIsAUsageErrorNamingTheFlag) {
