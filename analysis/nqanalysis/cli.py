@@ -84,9 +84,10 @@ def build_parser():
                                     "board. Prints the paths written.", epilog=EPILOG)
     pl.add_argument("file", metavar="FILE")
     pl.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    pl.add_argument("--board", type=int, default=0, metavar="INDEX",
+    pl.add_argument("--board", type=int, default=None, metavar="INDEX",
                     help="which solution to draw (row of /boards/solutions; for count files "
-                         "the INDEX-th solution of a small Python solver); default 0")
+                         "the INDEX-th solution of a small Python solver); default 0, skipped "
+                         "where N has none (given, it must exist: exit 2)")
 
     sc = sub.add_parser("scaling", help="time vs N and vs ranks x threads over several runs",
                         description="Compare complete runs: print a table (wall time, unit "

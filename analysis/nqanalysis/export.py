@@ -95,6 +95,26 @@ def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
     return count
 
 
+def stale_boards(bp, name, out):
+    """An earlier export's boards.csv beside this file's units.csv would read as this file's
+    boards: removed where it is one (its header is ours), else named."""
+    try:
+        with open(bp, "rb") as fh:
+            first = fh.readline(4096)
+    except FileNotFoundError:
+        return
+    except OSError:
+        first = b""
+    if first.startswith(b"index,") and b",row0" in first:
+        try:
+            os.remove(bp)
+            print(f"(removed {bp}: an earlier export's, not {name}'s)", file=out)
+            return
+        except OSError:
+            pass
+    print(f"(warning: {bp} is not {name}'s: an earlier file, left as it is)", file=out)
+
+
 def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS, progress=None):
     with ResultFile(path, progress) as rf:
         _ensure_dir(csv_dir)
@@ -109,6 +129,7 @@ def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS, progress=None):
     print(f"{up}: {nu} units", file=out)
     if nb is None:
         print(f"(no /boards in {name}: mode {mode}; boards.csv not written)", file=out)
+        stale_boards(bp, name, out)
     else:
         print(f"{bp}: {nb} boards", file=out)
     return 0

@@ -503,9 +503,13 @@ def board_for_plot(rf, index):
 
 
 # ------------------------------------------------------------------ driver
-def plot_file(path, out_dir, board_index=0, out=None, progress=None):
+def plot_file(path, out_dir, board_index=None, out=None, progress=None):
+    """board_index None: draw solution 0 where there is one; given (--board), the file must
+    hold that solution (exit 2 otherwise: a board asked for and not drawn exited 0)."""
     import sys
     out = out or sys.stdout
+    asked = board_index is not None
+    board_index = board_index or 0
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise UsageError(f"--out {out_dir}: exists and is not a directory")
     written = []
@@ -517,6 +521,8 @@ def plot_file(path, out_dir, board_index=0, out=None, progress=None):
         stem = os.path.splitext(rf.name)[0]
         p = lambda what: os.path.join(out_dir, f"{stem}_{what}.png")  # noqa: E731
         board, desc = board_for_plot(rf, board_index)   # a bad --board fails before any plot
+        if board is None and asked and "no solution" in desc:
+            raise UsageError(f"--board {board_index}: {desc}")
         if rf.unit_rows() == 0:   # (checks the /units datasets' shapes too)
             print("skipped unit plots: /units is empty", file=out)
         else:   # each reads /units in chunks: memory bounded whatever the number of units

@@ -848,6 +848,8 @@ class Verifier:
                     continue
                 if have == -1:
                     rep.warn(f"root attribute {name} = -1 (unknown) but the table has {want}")
+                elif want == -1:   # (the file knew a count that this table lacks)
+                    bad.append(f"root attribute {name} = {have}, but the published table has no n = {n}")
                 else:
                     bad.append(f"root attribute {name} = {have}, the published table says {want}")
             if bad:

@@ -52,6 +52,21 @@ def test_export_count_file(runs, tmp_path):
     assert "boards.csv not written" in r.out
 
 
+def test_export_of_a_count_file_removes_an_earlier_exports_boards(runs, tmp_path):
+    """A boards file exported into DIR, then a count file: boards.csv stayed beside the count
+    file's units.csv, as if it were its boards. An earlier export's is removed; a file of the
+    user's of that name is left and named."""
+    csv = tmp_path / "csv"
+    assert nq("export", runs["boards_all8"], "--csv", csv).rc == 0 and (csv / "boards.csv").exists()
+    r = nq("export", runs["count10"], "--csv", csv)
+    assert r.rc == 0 and not (csv / "boards.csv").exists(), r
+    assert f"(removed {csv / 'boards.csv'}: an earlier export's, not count10.h5's)" in r.out, r.out
+    (csv / "boards.csv").write_text("my notes\n")
+    r = nq("export", runs["count10"], "--csv", csv)
+    assert r.rc == 0 and (csv / "boards.csv").read_text() == "my notes\n", r
+    assert f"(warning: {csv / 'boards.csv'} is not count10.h5's: an earlier file, left as it is)" in r.out, r.out
+
+
 def test_export_boards_files(runs, tmp_path):
     for name in ("boards_all8", "boards_class8"):
         d = tmp_path / name

@@ -51,6 +51,19 @@ def test_plot_board_out_of_range(runs, tmp_path):
     assert "--board 92 out of range" in r.err and len(r.err.strip().splitlines()) == 1
 
 
+def test_plot_a_board_of_a_file_without_solutions(tmp_path):
+    """N = 3 has no solution: the plots are written and the drawing skipped, but a --board asked
+    for is an error (it exited 0, saying 'skipped board drawing' among the paths written)."""
+    import make_fixture
+    for mode in ("count", "boards"):
+        path = str(tmp_path / f"{mode}3.h5")
+        make_fixture.make_result(path, 3, mode)
+        r = nq("plot", path, "--out", tmp_path / "figs")
+        assert r.rc == 0 and "skipped board drawing" in r.out, r
+        r = nq("plot", path, "--out", tmp_path / "figs", "--board", "0")
+        assert r.rc == 2 and "--board 0: " in r.err and "no solution" in r.err, r
+
+
 def test_plot_requires_out(runs):
     r = nq("plot", runs["count10"])
     assert r.rc == 2 and "--out" in r.err

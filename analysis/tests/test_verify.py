@@ -469,3 +469,13 @@ def test_repeated_keys_held_or_spilled_find_every_repeat(tmp_path, monkeypatch, 
     assert extra == int((counts - 1).sum()) and distinct == int((counts > 1).sum())
     assert found.tolist() == values[counts > 1][:50].tolist()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_table_without_the_files_n_is_named_as_such(runs, tmp_path):
+    """The file's known_total/known_unique against a table that lacks its N: the message showed
+    the table's internal placeholder ('the published table says -1')."""
+    table = tmp_path / "t.tsv"
+    table.write_text("n total unique rot90_fixed rot180_fixed\n8 92 12 0 4\n")
+    r = nq("verify", runs["count10"], "--known", table)
+    assert "root attribute known_total = 724, but the published table has no n = 10" in r.out, r.out
+    assert "says -1" not in r.out, r.out
