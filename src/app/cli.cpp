@@ -2,9 +2,11 @@
 // of them with every error mapped to one line on stderr and a documented exit code
 // (app/exit_codes.h). main.cpp only calls run_command_line.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <string_view>
 #include "app/commands.h"
 #include "app/exit_codes.h"
 #include "buildinfo/git_commit.h"
@@ -108,6 +110,12 @@ int run_command_line(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {   // every rank: each names its CPU's kernel (srun on mixed nodes)
     return cli.exit(e);
   } catch (const CLI::ParseError& e) {
+    // `count --n 10`: N is `run`'s --n, but these take it bare.
+    const std::string command = argc > 1 ? argv[1] : "";
+    const bool flag_n = std::any_of(argv + 1, argv + argc, [](const char* a) { return std::string_view(a) == "--n"; });
+    if ((command == "count" || command == "solve") && flag_n)
+      return usage_error(without_repeated_name(e.what()) + " (" + command + " takes N without --n: nqueens " + command +
+                         " 10; see nqueens " + command + " --help)");
     return usage_error(without_repeated_name(e.what()) + " (see nqueens --help)");
   }
   int code = kOk;

@@ -185,7 +185,10 @@ core::Shard parse_shard(const std::string& s, const std::string& what) {
 JobConfig read_job_file(const std::string& path) {
   const std::string where = "job file " + path;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) bad(where, "not found or not a regular file");
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    const bool a_number = !path.empty() && std::all_of(path.begin(), path.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    bad(where, a_number ? "not found or not a regular file (N is given as --n " + path + ")" : "not found or not a regular file");
+  }
   toml::table t;
   try {
     t = toml::parse_file(path);

@@ -109,6 +109,10 @@ def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_pr
     (["check", "x.h5", "--seed", "99999999999999999999999"], "--seed must be a whole number from 0 to"),
     (["frobnicate"], "frobnicate"),
     ([], "subcommand"),
+    # N given the other command's way: the message said only what was not expected
+    (["count", "--n", "10"], "(count takes N without --n: nqueens count 10; see nqueens count --help)"),
+    (["solve", "--n", "10"], "(solve takes N without --n: nqueens solve 10; see nqueens solve --help)"),
+    (["run", "10"], "job file 10: not found or not a regular file (N is given as --n 10)"),
 ])
 def test_bad_input_gives_one_clear_line_and_exit_2(args, needle):
     p = run(args)
