@@ -148,11 +148,25 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   write_result_file(out, info, units, [&](const BoardSink& sink) {
     std::vector<std::uint8_t> boards, sizes;
     std::vector<std::uint64_t> unit_ids;
-    for (const auto& r : readers)
-      for (std::uint64_t start = 0; start < r->board_count(); start += kBoardPiece) {
-        r->read_boards(start, std::min(kBoardPiece, r->board_count() - start), boards, sizes, unit_ids);
-        sink(boards, sizes, unit_ids);
+    for (std::size_t i = 0; i < readers.size(); ++i) {
+      // Each shard's boards checked as its run's master checked them (an edited or damaged
+      // shard merged as complete: only nqanalyze verify saw it).
+      const auto& r = readers[i];
+      std::vector<store::UnitRecord> records;
+      r->for_each_unit([&](const store::UnitRecord& u) { records.push_back(u); });
+      StoredBoardsCheck stored(plan, first.params.boards, std::move(records));
+      try {
+        for (std::uint64_t start = 0; start < r->board_count(); start += kBoardPiece) {
+          r->read_boards(start, std::min(kBoardPiece, r->board_count() - start), boards, sizes, unit_ids);
+          stored.add(boards, sizes, unit_ids);
+          sink(boards, sizes, unit_ids);
+        }
+        stored.finish();
+      } catch (const BoardsNotStoredRight& e) {
+        throw ExitError(kBadInput, "merge: " + shards[i] + ": " + e.what() +
+                                       ": its boards are not those its run stored; run that shard again");
       }
+    }
   });
   std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.params.n << ", total "
             << core::to_decimal(info.total) << ", unique " << core::to_decimal(info.unique)

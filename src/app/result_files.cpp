@@ -74,6 +74,96 @@ BoardSource journal_board_source(const store::Journal& journal, const core::Unit
   };
 }
 
+StoredBoardsCheck::StoredBoardsCheck(const core::UnitPlan& plan, core::BoardSet set,
+                                     std::vector<store::UnitRecord> units, std::size_t piece)
+    : plan_(plan), set_(set), units_(std::move(units)), seen_(units_.size(), false), piece_(piece) {
+  at_.reserve(units_.size());
+  for (std::size_t i = 0; i < units_.size(); ++i) at_.emplace(units_[i].id, i);
+}
+
+void StoredBoardsCheck::begin_unit(std::uint64_t id) {
+  const auto it = at_.find(id);
+  if (it == at_.end()) throw BoardsNotStoredRight("boards of unit " + std::to_string(id) + ", which the file does not hold");
+  if (seen_[it->second])
+    throw BoardsNotStoredRight("the boards of unit " + std::to_string(id) + " are not stored together");
+  seen_[it->second] = true;
+  unit_ = &units_[it->second];
+  boards_.clear();
+  sizes_.clear();
+  pending_.clear();
+  checked_rows_ = 0;
+  per_completion_ = set_ == core::BoardSet::classes
+                        ? 1
+                        : static_cast<std::size_t>(plan_.image_symmetries(work_unit()).count);
+}
+
+core::WorkUnit StoredBoardsCheck::work_unit() const { return {unit_->id, unit_->multiplicity, unit_->placement}; }
+
+// All mode: the pending rows, whole completions each followed by its images, against the images
+// made again from their completions.
+void StoredBoardsCheck::check_pending() {
+  const auto n = static_cast<std::size_t>(plan_.n());
+  const std::size_t row_bytes = n * per_completion_;
+  completions_.clear();
+  for (std::size_t at = 0; at < pending_.size(); at += row_bytes)
+    completions_.insert(completions_.end(), pending_.begin() + static_cast<std::ptrdiff_t>(at),
+                        pending_.begin() + static_cast<std::ptrdiff_t>(at + n));
+  images_.clear();
+  core::append_unit_images(plan_, work_unit(), completions_, images_);
+  if (images_ != pending_) {
+    const auto differ = std::mismatch(images_.begin(), images_.end(), pending_.begin()).first - images_.begin();
+    throw BoardsNotStoredRight("unit " + std::to_string(unit_->id) + ": its board " +
+                               std::to_string(checked_rows_ + static_cast<std::uint64_t>(differ) / n) +
+                               " is not the image of its completion that the file's order puts there");
+  }
+  boards_.insert(boards_.end(), completions_.begin(), completions_.end());
+  checked_rows_ += pending_.size() / n;
+  pending_.clear();
+}
+
+void StoredBoardsCheck::end_unit() {
+  if (!unit_) return;
+  const auto n = static_cast<std::size_t>(plan_.n());
+  const std::string which = "unit " + std::to_string(unit_->id);
+  if (set_ != core::BoardSet::classes) {
+    if (pending_.size() % (n * per_completion_))
+      throw BoardsNotStoredRight(which + ": its rows are not whole completions with their " +
+                                 std::to_string(per_completion_ - 1) + " images each");
+    check_pending();
+  }
+  if (const auto wrong = core::check_unit_boards(plan_, work_unit(), set_, unit_->solutions, boards_, sizes_))
+    throw BoardsNotStoredRight(which + ": " + *wrong);
+  unit_ = nullptr;
+}
+
+void StoredBoardsCheck::add(std::span<const std::uint8_t> boards, std::span<const std::uint8_t> class_sizes,
+                            std::span<const std::uint64_t> ids) {
+  const auto n = static_cast<std::size_t>(plan_.n());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!unit_ || ids[i] != unit_->id) {
+      end_unit();
+      begin_unit(ids[i]);
+    }
+    const auto row = boards.subspan(i * n, n);
+    if (set_ == core::BoardSet::classes) {
+      boards_.insert(boards_.end(), row.begin(), row.end());
+      sizes_.push_back(class_sizes[i]);
+      continue;
+    }
+    pending_.insert(pending_.end(), row.begin(), row.end());
+    if (pending_.size() == piece_ * n * per_completion_) check_pending();
+  }
+}
+
+void StoredBoardsCheck::finish() {
+  end_unit();
+  if (set_ == core::BoardSet::classes) return;   // (a unit may hold no canonical board: only counted)
+  for (std::size_t i = 0; i < units_.size(); ++i)
+    if (!seen_[i] && units_[i].solutions)
+      throw BoardsNotStoredRight("unit " + std::to_string(units_[i].id) + ": " + std::to_string(units_[i].solutions) +
+                                 " solutions, and no board stored");
+}
+
 BoardSource no_boards() {
   return [](const BoardSink&) {};
 }

@@ -3,7 +3,9 @@
 #pragma once
 #include <functional>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 #include "app/unit_table.h"
 #include "core/boards.h"
@@ -35,6 +37,48 @@ inline constexpr std::size_t kImagePiece = 1 << 15;
 BoardSource journal_board_source(const store::Journal& journal, const core::UnitPlan& plan, core::BoardSet set,
                                  std::uint64_t units_total);
 BoardSource no_boards();
+
+// The stored boards of a result file (its /boards rows in file order, in pieces), checked unit by
+// unit as the master checks a worker's result (core::check_unit_boards), the inverse of
+// journal_board_source: each unit's rows together, and its only rows; in all mode each
+// completion followed by its images, made again and compared; in class mode its canonical boards
+// with their class sizes. `units`: the file's unit records. add() and finish() throw
+// BoardsNotStoredRight naming the unit and what is wrong. Memory: the records (~100 bytes a
+// unit) and one unit's completions (all) or boards (class), as the master holds a result.
+class BoardsNotStoredRight : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class StoredBoardsCheck {
+ public:
+  // `piece`: all mode checks a unit's rows this many completions at a time (tests: a few).
+  StoredBoardsCheck(const core::UnitPlan& plan, core::BoardSet set, std::vector<store::UnitRecord> units,
+                    std::size_t piece = kImagePiece);
+  void add(std::span<const std::uint8_t> boards, std::span<const std::uint8_t> class_sizes,
+           std::span<const std::uint64_t> ids);
+  // After the last piece: in all mode every unit with solutions had its rows.
+  void finish();
+
+ private:
+  void begin_unit(std::uint64_t id);
+  void end_unit();
+  void check_pending();
+  core::WorkUnit work_unit() const;
+
+  const core::UnitPlan& plan_;
+  core::BoardSet set_;
+  std::vector<store::UnitRecord> units_;
+  std::unordered_map<std::uint64_t, std::size_t> at_;   // id -> its place in units_
+  std::vector<bool> seen_;                               // by place in units_
+  const store::UnitRecord* unit_ = nullptr;   // the unit whose rows come now
+  std::vector<core::Column> boards_;          // its completions (all) or boards (class)
+  std::vector<std::uint8_t> sizes_;           // its class sizes (class)
+  std::size_t piece_;
+  std::size_t per_completion_ = 1;            // all: rows a completion stands for (it and its images)
+  std::vector<core::Column> pending_;         // all: its rows not checked yet (< kImagePiece completions)
+  std::uint64_t checked_rows_ = 0;            // all: its rows checked
+  std::vector<core::Column> completions_, images_;   // all: those of the pending rows, made again
+};
 
 // Writes `path` atomically: the units as `units` visits them (in id order), boards streamed from
 // `boards`. Polls `stop` while it writes: core::Interrupted leaves `path` as it was (the

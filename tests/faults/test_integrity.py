@@ -11,7 +11,7 @@ import h5py
 import pytest
 
 from faultlib import SANITIZED, Journal, injected, journal_of, readable_result, stopped_job
-from nqtest import EXIT, KNOWN, attrs, run, set_counts, units_table
+from nqtest import EXIT, KNOWN, attrs, board_set, run, set_counts, units_table
 
 N = 16 if SANITIZED else 17
 
@@ -141,6 +141,69 @@ def test_a_tampered_shard_makes_merge_exit_6(workdir, rng):
     a = attrs(out)
     assert a["matches_known"] == "no" and a["total"] == KNOWN[12]["total"] + 8
     assert "matches published: no" in p.stdout
+
+
+def _edit_boards(f, edit, rng):
+    """One edit of a boards shard's stored boards, as h5py makes it (chunk checksums recomputed):
+    what the merge must see, returns what its message names."""
+    sols, units = f["boards/solutions"], f["boards/unit"][()]
+    rows = len(units)
+    if edit == "image replaced":   # all: a completion's image replaced by its completion
+        i = rng.randrange(1, rows)
+        while units[i] != units[i - 1]:
+            i = rng.randrange(1, rows)
+        row = sols[i - 1]
+        while (sols[i] == row).all():   # (an image equal to its completion: the next row)
+            i += 1
+        sols[i] = row
+        return "is not the image of its completion"
+    if edit == "board changed":   # a queen moved: no longer a solution (or not the unit's)
+        i = rng.randrange(rows)
+        b = sols[i]
+        b[0], b[1] = b[1], b[0]
+        sols[i] = b
+        return f"unit {units[i]}"
+    if edit == "class size":   # class: a board's class said to be another size
+        i = rng.randrange(rows)
+        cs = f["boards/class_size"][()]
+        cs[i] = 8 if cs[i] != 8 else 4
+        f["boards/class_size"][...] = cs
+        return f"unit {units[i]}"
+    # moved to another unit: a unit's first board given the id of the unit before it
+    starts = [i for i in range(1, rows) if units[i] != units[i - 1]]
+    i = rng.choice(starts)
+    units[i] = units[i - 1] if edit == "board moved" else 10**9
+    f["boards/unit"][...] = units
+    return f"unit {units[i]}"
+
+
+@pytest.mark.parametrize("boards, edit", [("all", "image replaced"), ("all", "board changed"),
+                                          ("all", "board moved"), ("class", "class size"),
+                                          ("class", "board changed"), ("class", "unit unknown")])
+def test_merge_checks_the_boards_of_boards_shards(workdir, rng, boards, edit):
+    """merge copied a shard's boards unchecked: an edited shard (an image replaced, a queen
+    moved, a class size changed, a board under another unit's id) merged as complete, exit 0;
+    only nqanalyze verify saw it. Each shard's boards are now checked unit by unit as its run's
+    master checked them: exit 3 naming the shard and the unit, OUT not written. Unedited, the
+    merge is the one run's file."""
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 9, "--mode", "boards", "--boards", boards, "--shard", f"{i}/2", "--out", s], check=0)
+    whole = workdir / "whole.h5"
+    run(["run", "--n", 9, "--mode", "boards", "--boards", boards, "--out", whole], check=0)
+    good = workdir / "good.h5"
+    run(["merge", good] + [str(s) for s in shards], check=0)
+    assert board_set(good) == board_set(whole) and attrs(good)["matches_known"] == "yes"
+    victim = rng.randrange(2)
+    with h5py.File(shards[victim], "r+") as f:
+        said = _edit_boards(f, edit, rng)
+    injected(f"boards shard edited: {edit}")
+    out = workdir / "m.h5"
+    p = run(["merge", out] + [str(s) for s in shards])
+    assert p.returncode == EXIT["bad_input"], p.stderr
+    assert f"merge: {shards[victim]}: " in p.stderr and said in p.stderr, p.stderr
+    assert "its boards are not those its run stored; run that shard again" in p.stderr, p.stderr
+    assert not out.exists()
 
 
 @pytest.mark.parametrize("edit", ["placements swapped", "multiplicity"])
