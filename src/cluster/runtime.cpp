@@ -347,27 +347,28 @@ void cancel_job(const MpiSession& mpi) {
   broadcast(none, mpi.rank());
 }
 
+namespace {
+// A launcher's whole-number variable, or nullopt (unset, or not a number).
+std::optional<int> launcher_number(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v) return std::nullopt;
+  const char* end = v + std::strlen(v);
+  int value = 0;
+  const auto [at, ec] = std::from_chars(v, end, value);
+  if (ec != std::errc() || at != end) return std::nullopt;
+  return value;
+}
+}  // namespace
+
 int launched_ranks() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "PMI_SIZE"}) {
-    const char* v = std::getenv(name);
-    if (!v) continue;
-    const char* end = v + std::strlen(v);
-    int ranks = 0;
-    const auto [at, ec] = std::from_chars(v, end, ranks);
-    if (ec == std::errc() && at == end && ranks > 1) return ranks;
-  }
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "PMI_SIZE"})
+    if (const auto ranks = launcher_number(name); ranks && *ranks > 1) return *ranks;
   return 1;
 }
 
 int launched_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
-    const char* v = std::getenv(name);
-    if (!v) continue;
-    const char* end = v + std::strlen(v);
-    int rank = 0;
-    const auto [at, ec] = std::from_chars(v, end, rank);
-    if (ec == std::errc() && at == end) return rank;
-  }
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const auto rank = launcher_number(name)) return *rank;
   return 0;
 }
 
