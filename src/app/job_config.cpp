@@ -72,11 +72,11 @@ constexpr const char* kAuditRule = "must be a number from 0 to 1 (the share of u
 // --lock-wait (a flag only). NaN fails every comparison, so each rule here holds only for numbers.
 bool valid_lock_wait(double v) { return v >= 0 && v <= kMaxLockWait; }
 
+constexpr std::size_t kMaxStatusBytes = 200;   // longer than any line a run or a batch script writes there
+
 // `run --status-file F` replaces F's contents at the end: F must be a regular file (or not exist
 // yet), and none of the job's own files. It once truncated whatever it named: the result file, its
 // journal, a log behind /dev/stderr; and a FIFO without a reader hung the finished run.
-constexpr std::size_t kMaxStatusBytes = 200;   // longer than any line a run or a batch script writes there
-
 void check_status_file(const std::string& path, const JobConfig& c) {
   namespace fs = std::filesystem;
   std::error_code ec;
