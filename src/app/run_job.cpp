@@ -609,7 +609,8 @@ int MasterSession::finish(const cluster::JobOutcome& outcome, double seconds) {
   if (can_write_result(c_.params, write_failure_, info.status == store::Status::complete, over_complete_)) {
     try {
       // A signal during the write abandons it (one that came before is why a partial file is
-      // being written): OUT stays as it was, the journal has every finished unit.
+      // being written, and one within kSameStopSeconds of that is the same stop sent twice):
+      // OUT stays as it was, the journal has every finished unit.
       write_result_file(c_.out, info, table_->units(*plan_), journal_board_source(*journal_, *plan_, c_.params.boards, units_total_),
                         stop_on_new_signal());
       facts.file = FileWrite::written;

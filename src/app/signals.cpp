@@ -1,5 +1,7 @@
 #include "app/signals.h"
 #include <atomic>
+#include <cstdint>
+#include <ctime>
 #include <csignal>
 #include <initializer_list>
 
@@ -10,7 +12,12 @@ namespace {
 static_assert(std::atomic<int>::is_always_lock_free, "the signal flag must be a lock-free atomic");
 std::atomic<int> g_signal{0};
 std::atomic<int> g_count{0};
+std::atomic<std::int64_t> g_last_ns{0};   // CLOCK_MONOTONIC of the last one
+static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the signal time must be a lock-free atomic");
 extern "C" void on_stop_signal(int sig) {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);   // (async-signal-safe)
+  g_last_ns.store(std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
   g_signal.store(sig);
   g_count.fetch_add(1);
 }
@@ -37,7 +44,12 @@ core::StopFn stop_on_signal() {
 }
 
 core::StopFn stop_on_new_signal() {
-  return [before = stop_signal_count()] { return stop_signal_count() > before; };
+  const int before = stop_signal_count();
+  const std::int64_t since = g_last_ns.load();
+  return [before, since] {
+    if (stop_signal_count() <= before) return false;
+    return before == 0 || g_last_ns.load() - since >= std::int64_t{kSameStopSeconds} * 1'000'000'000;
+  };
 }
 
 }  // namespace nq::app

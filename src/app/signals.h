@@ -17,7 +17,10 @@ int stop_signal_count();   // stop signals received so far
 // true once any stop signal arrived (before or after the call).
 core::StopFn stop_on_signal();
 // true once a stop signal arrives after the call: for the result file written because of an
-// earlier signal, which a second one abandons.
+// earlier signal, which a second one abandons, unless it comes within kSameStopSeconds of that
+// signal: the same stop, sent twice (at a time limit Slurm sends the step SIGTERM and the batch
+// script forwards its own; the second used to abandon the partial file every time).
+inline constexpr int kSameStopSeconds = 10;
 core::StopFn stop_on_new_signal();
 
 }  // namespace nq::app

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import (CORE_TIME, EXIT, KNOWN, ROOT, STOP_WRITING, Journal, StderrLines, attrs, fault_env, journal_header, journal_of,
                       journal_record, journaled_units, kill_group, core_seconds, needs, needs_the_16_gib_cap, pid_of_rank,
-                      process_state, run, set_counts, start, strike, units_table, wait_until)
+                      process_state, run, set_counts, start, stop_after, strike, units_table, wait_until, when_stopped)
 
 REFUSAL = re.compile(r"nqueens: error: the plan \(N = (\d+), depth (\d+), symmetry (\w+)\) has (.+?) work units"
                      r".*: use --depth (\d+) \(")
@@ -524,6 +524,43 @@ def test_merge_sums_shards_past_2_to_64_exactly(workdir):
     b = attrs(merged)
     assert b["total_decimal"] == str(total) and (b["total_hi"], b["total_lo"]) == (1, KNOWN[16]["total"])
     assert b["unique"] == unique and b["status"] == "complete"
+
+
+SAME_STOP_SECONDS = 10   # app::kSameStopSeconds
+
+
+@pytest.mark.parametrize("second", ["at once", "later"])
+def test_a_second_signal_during_the_partial_write_is_the_same_stop_only_at_once(workdir, second):
+    """At a time limit Slurm sends the step SIGTERM and the batch script forwards its own: the
+    second, moments after the first, abandoned the partial file every time (the job resumed from
+    its journal, but the log said the partial file was kept, and there was none). A signal within
+    10 s of the one that stopped the run is the same stop: the partial file is written. Later, it
+    abandons the write: OUT is left as it was, the journal keeps every finished unit. The moments
+    are the injected stops: the master held at 20 journaled units (the first SIGTERM), then in the
+    partial file's write (the second, sent at once or 11 s after the first)."""
+    out = workdir / "p.h5"
+    proc = start(["run", "--n", 16, "--out", out], ranks=2, extra_env=fault_env(stop_after(20), STOP_WRITING))
+    try:
+        master = pid_of_rank(proc, 0)
+        when_stopped(proc, master, lambda: os.kill(master, signal.SIGTERM))
+
+        def again():
+            if second == "later":
+                time.sleep(SAME_STOP_SECONDS + 1)
+            os.kill(master, signal.SIGTERM)
+
+        when_stopped(proc, master, again)
+        _, err = proc.communicate(timeout=120)
+    except BaseException:
+        kill_group(proc)
+        raise
+    assert proc.returncode == EXIT["interrupted"], err
+    if second == "at once":
+        assert attrs(out)["status"] == "partial" and "left as it was" not in err, err
+        assert attrs(out)["units_done"] == journaled_units(out), err
+    else:
+        assert f"while writing {out}: {out} was left as it was" in err and not out.exists(), err
+        assert journaled_units(out) >= 20
 
 
 def test_sigterm_while_the_result_file_is_written_abandons_the_write_and_keeps_the_journal(workdir):

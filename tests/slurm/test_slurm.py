@@ -393,6 +393,38 @@ def test_array_sweep_over_n(cluster, env, workdir, jobs):
         assert "nqueens exited with code 0" in log_text(workdir / f"nq-sweep-{arr}_{n}.out")
 
 
+def test_an_array_task_warned_requeues_itself_alone_and_a_sweep_again_reruns_only_what_is_missing(
+        cluster, env, workdir, jobs):
+    """An array task whose SLURM_JOB_ID is the array's own id (Slurm gives it to one task) ran
+    `scontrol requeue ID` and `squeue -j ID` with it, acting on every task: a warned task requeued
+    its finished sibling, which ran again and failed (exit 5, its result complete), or read a
+    pending sibling's state and was not requeued at all (a shard failed, its merge cancelled).
+    Here N = 8 finishes, then N = 27 (2 pre-placed rows: units of hours) is warned: it alone is
+    requeued. The sweep submitted again takes N = 8's complete result as done (--skip-complete;
+    it failed with exit 5)."""
+    arr = sbatch(["--array=8,27", "-n", "1", "-c", "1", "--time=10", str(SLURM / "sweep.sbatch"), "--depth", "2"],
+                 workdir, env, jobs)
+    small, big = f"{arr}_8", f"{arr}_27"
+    wait_until(lambda: SL.job_records(small)[0].get("JobState") == "COMPLETED", "N = 8 done", timeout=120, step=0.5)
+    log = workdir / f"nq-sweep-{arr}_27.out"
+    wait_until(lambda: log.is_file() and "command:" in log.read_text(), "N = 27 running", timeout=120, step=0.5)
+    time.sleep(3)   # (nqueens's handlers installed: the script holds a signal back for 3 s anyway)
+    assert SL.run(["scancel", "--signal=USR1", "--batch", big]).returncode == 0
+    wait_until(lambda: "job requeued" in log.read_text(), lambda: f"N = 27 requeued:\n{log_text(log)}", timeout=120,
+               step=0.5)
+    assert f"job {big}] " in log_text(log), log_text(log)
+    (rec,) = SL.job_records(small)
+    assert rec["JobState"] == "COMPLETED" and rec["Restarts"] == "0" and rec["ExitCode"] == "0:0", rec
+    assert SL.job_records(big)[0]["Restarts"] == "1"
+    SL.cancel([big])
+    assert_complete(workdir / "results" / "sweep-n8.h5", 8)
+    again = sbatch(["--array=8", "-n", "1", "-c", "1", "--time=5", str(SLURM / "sweep.sbatch")], workdir, env, jobs)
+    (rec,) = wait_jobs([again], timeout=120)
+    text = log_text(workdir / f"nq-sweep-{again}_8.out")
+    assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{text}"
+    assert "already holds" in text, text
+
+
 def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     """(e) slurm/submit --shards 3: three shard jobs and a merge job; the merged file equals
     a single run of the same job, unit by unit."""
@@ -439,6 +471,16 @@ def test_shards_merged_equal_one_run(cluster, env, workdir, jobs):
     assert "nqueens merge exited with code 0" in log_text(info["merge-log"][0])
     for i, log in enumerate(info["log"]):   # one log a shard, named as submit printed it
         assert "nqueens exited with code 0" in log_text(log), (i, log_text(log))
+    # One shard again, by itself: NQ_SHARDS=3 with --array=1 is shard 1/3 (without it, the array
+    # of one task was shard 0/1, the whole job, into a file no merge of the 3 shards reads).
+    redo = Path(info["shard-result"][1])
+    redo.unlink()
+    again = sbatch(["--array=1", "-n", "1", "-c", "1", "--time=5", "--chdir", "run dir", str(SLURM / "shard.sbatch"),
+                    str(job)], workdir, dict(env, NQ_SHARDS="3"), jobs)
+    (rec,) = wait_jobs([again], timeout=120)
+    assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", rec
+    a = attrs(redo)
+    assert (a["status"], int(a["shard_index"]), int(a["shard_count"])) == ("complete", 1, 3), a
 
 
 def test_a_sharded_job_submitted_again_after_a_shard_failed_merges(cluster, env, workdir, jobs):
