@@ -418,7 +418,8 @@ def test_an_array_task_warned_requeues_itself_alone_and_a_sweep_again_reruns_onl
     assert SL.job_records(big)[0]["Restarts"] == "1"
     SL.cancel([big])
     assert_complete(workdir / "results" / "sweep-n8.h5", 8)
-    again = sbatch(["--array=8", "-n", "1", "-c", "1", "--time=5", str(SLURM / "sweep.sbatch")], workdir, env, jobs)
+    again = sbatch(["--array=8", "-n", "1", "-c", "1", "--time=5", str(SLURM / "sweep.sbatch"), "--depth", "2"],
+                   workdir, env, jobs)
     (rec,) = wait_jobs([again], timeout=120)
     text = log_text(workdir / f"nq-sweep-{again}_8.out")
     assert rec["JobState"] == "COMPLETED" and rec["ExitCode"] == "0:0", f"{rec}\n{text}"
