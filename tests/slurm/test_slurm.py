@@ -636,6 +636,18 @@ def test_submit_fills_resources_and_user_options_win(tmp_path):
     res = run([str(SLURM / "submit"), str(bad), "--dry-run"], cwd=tmp_path)
     assert res.returncode == 2 and "'n'" in res.stderr
 
+    # Without threads in the job file, a rank gets a node's CPUs over the ranks on a node: -n 2
+    # asked for a whole node's CPUs a rank (pending for ever on a one-node partition).
+    bare = write_job(tmp_path, "bare.toml", n=12, mode="count")
+    node = min([int(v.rstrip("+")) for v in run(["sinfo", "-h", "-o", "%c"]).stdout.split()] or [1])   # (1: no cluster)
+    for args, ranks in [([], 1), (["-n", "2"], 2), (["-n", "4", "-N", "2"], 2), (["--ntasks-per-node=3"], 3),
+                        (["-n", str(4 * node)], 4 * node)]:
+        res = run([str(SLURM / "submit"), str(bare), "--dry-run", *args], cwd=tmp_path)
+        assert res.returncode == 0 and f"--cpus-per-task={max(1, node // ranks)} " in res.stderr, (args, res.stderr)
+    # Options before the job file, in sbatch's order: "job file not found: -c".
+    res = run([str(SLURM / "submit"), "-c", "1", str(bare), "--dry-run"], cwd=tmp_path)
+    assert res.returncode == 2 and "the job file comes first: submit JOB.toml" in res.stderr and "'-c'" in res.stderr
+
 
 def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
     """slurm/submit --dry-run, options that used to go wrong: -N alone got --ntasks=1 (sbatch
@@ -775,13 +787,21 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
         assert m and c, err
         hours = int((c.group(2) or c.group(1)).replace(",", ""))   # the shard's share with --shards
         assert m.group(1) == whose and float(m.group(2).replace(",", "")) == pytest.approx(hours, rel=0.01), err
-        assert int(m.group(3)) == cpus and int(m.group(5)) == math.ceil(hours * 3600 / cpus / limit), err
+        # (a run computes until the warning, 120 s before its limit at the latest)
+        assert int(m.group(3)) == cpus and int(m.group(5)) == math.ceil(hours * 3600 / cpus / (limit - 120)), err
     # Enough CPUs for one run: no note (64 shards of 16 x 64 CPUs: ~9 h of 48, at this machine's pace).
     err = submit("--shards", "64", "-N", "16", "-c", "64")
     assert compute.search(err) and not note.search(err), err
     # No estimate, no note: N = 18 has no sampled nodes.
+    err = submit("-c", "1", "-t", "5", "--", "--n", "18")
+    assert "compute  not estimated" in err and not note.search(err) and "warning" not in err, err
+    # A --time within the warning's margin, or runs of a few minutes: a warning (--time=1 requeued a
+    # 25-minute search for some 5 hours, 3 s of work a run).
     err = submit("-c", "1", "-t", "1", "--", "--n", "18")
-    assert "compute  not estimated" in err and not note.search(err), err
+    assert "submit: warning: --time 1 leaves no time to compute" in err, err
+    err = submit("-c", "64", "-t", "6")
+    assert re.search(r"^submit: warning: its search takes about [\d,.]+ h on the job's 64 CPU\(s\), and its --time 6 "
+                     r"leaves about 240 s to compute a run .*: \d+ runs, each followed by a requeue", err, re.M), err
     # A job file without time_limit: the default --time is 4x the estimate over the job's CPUs plus 5
     # minutes (it came from a model of N alone, 8x the dry run's figure at N = 21), at most a day.
     for n, cpus in [(21, 2), (22, 4), (27, 64)]:
