@@ -878,6 +878,12 @@ def test_submit_refuses_a_job_whose_result_is_already_complete_and_plans_a_shard
                                     "to do (--skip-complete)") and len(cmds) == 1, err
     err, cmds = submit("--", "--force")
     assert lines(err)["output"].startswith("results/n10.h5 holds a complete result (") and len(cmds) == 1, err
+    # The job's own folder (--chdir), not made yet: OUT is looked for there, not here (it was
+    # refused for the complete result here); the dry run makes no folder.
+    for args, name in ((["--chdir=newsub"], "n10.h5"), (["--shards", "2", "-D", "newsub"], "n10-shard0of2.h5")):
+        err, cmds = submit(*args)
+        assert lines(err)["output"] == f"{tmp_path / 'newsub' / 'results' / name} does not exist yet: the run computes every unit", err
+        assert not (tmp_path / "newsub").exists()
     # Sharded: the merge's refusal, at submit.
     err, cmds = submit("--shards", "2", code=2)
     assert "results/n10.h5 already holds a complete result: the merge would refuse" in err and not cmds, err
