@@ -10,8 +10,12 @@
 #include "core/symmetry.h"
 #include "proto/messages.h"
 #include "store/errors.h"
+#include "store/crash_guard.h"
 
 namespace nq::app {
+
+// A reader's HDF5 crash ends the process with the exit code of a damaged file (docs/contract.md).
+static_assert(store::kDamagedFileExit == kBadInput);
 
 Reported describe_current_exception(const std::string& where) {
   std::ostringstream out;

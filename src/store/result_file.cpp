@@ -38,6 +38,7 @@
 #include <type_traits>
 #include "core/parallel.h"
 #include "store/chunks.h"
+#include "store/crash_guard.h"
 #include "store/fs.h"
 #include "store/h5.h"
 
@@ -927,6 +928,7 @@ struct ResultReader::Impl {
 };
 
 ResultReader::ResultReader(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  const CrashIsDamage guard(path);
   h5::silence_errors();
   impl_->open(path);
   impl_->site.op = "store::read";
@@ -964,6 +966,7 @@ void ResultReader::for_each_unit(const std::function<void(const UnitRecord&)>& f
 }
 
 void ResultReader::read_units(std::uint64_t start, std::uint64_t count, std::vector<UnitRecord>& out) const {
+  const CrashIsDamage guard(impl_->path);
   h5::silence_errors();
   const Impl& m = *impl_;
   const auto& s = m.site;
@@ -997,6 +1000,7 @@ std::uint64_t ResultReader::board_count() const { return impl_->b_solutions.rows
 
 void ResultReader::read_boards(std::uint64_t start, std::uint64_t count, std::vector<std::uint8_t>& boards,
                                std::vector<std::uint8_t>& class_sizes, std::vector<std::uint64_t>& unit_ids) const {
+  const CrashIsDamage guard(impl_->path);
   h5::silence_errors();
   const Impl& m = *impl_;
   check_rows(start, count, m.b_solutions.rows, m.path, "boards");

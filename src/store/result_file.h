@@ -92,7 +92,8 @@ class ResultWriter {
   std::unique_ptr<Impl> impl_;
 };
 
-// Reads a result file (complete or partial), format version 1 (64-bit totals only) or 2.
+// Reads a result file (complete or partial), format version 1 (64-bit totals only) or 2. While it
+// is in the HDF5 library, a crash of the library ends the process as a damaged file (CrashIsDamage).
 // Throws NotAResultFile for a missing, unreadable, foreign (no `format` = nqueens-result),
 // unsupported-version, truncated or damaged file (including 128-bit total attributes that
 // disagree with each other, and a checksum (fletcher32) failure while reading boards).

@@ -285,3 +285,24 @@ def test_a_complete_shard_without_units_has_nothing_to_check(workdir):
         assert p.stdout.splitlines()[-1] == "result   nothing to check: the file holds no unit", p.stdout
     p = run(["check", out, "--units", "1"])
     assert p.returncode == EXIT["usage"] and f"check: {out} holds no unit: --units has nothing to check" in p.stderr, p.stderr
+
+
+def test_a_file_whose_header_crashes_libhdf5_is_a_damaged_file_for_every_reader(workdir):
+    """A flipped byte in the size of the `format` attribute's datatype (found by flipping every
+    byte of a result file's first 3 KB): libhdf5 1.10 crashed inside H5Aexists under `check`
+    (SIGSEGV, exit 139, Open MPI's backtrace) where `info` got an error, as the heap lay. Every
+    reader now ends as for a damaged file: exit 3, one line naming it, crashed or not."""
+    out = workdir / "c8.h5"
+    run(["run", "--n", 8, "--out", out], check=0)
+    data = out.read_bytes()
+    at = data.find(b"format\x00") - 3   # the datatype size's high byte, in the attribute message
+    assert at > 0
+    for flip in (0x80, 0xFF):
+        bad = workdir / f"flipped-{flip}.h5"
+        bad.write_bytes(data[:at] + bytes([data[at] ^ flip]) + data[at + 1:])
+        for args, ranks in ((["check", bad], None), (["check", bad], 2), (["info", bad], None),
+                            (["merge", workdir / "m.h5", bad, bad], None)):
+            p = run(args, ranks=ranks)
+            assert p.returncode == EXIT["bad_input"], (args, ranks, p.returncode, p.stderr)
+            assert f"{bad}" in p.stderr and "nqueens: error:" in p.stderr, p.stderr
+            assert "Segmentation fault" not in p.stderr and "Process received signal" not in p.stderr, p.stderr
