@@ -149,11 +149,15 @@ class ResultFile:
         try:
             self.attrs = {}
             self.raw_attr_types = {}
-            for key in self.h5.attrs.keys():
+            try:   # (the iteration itself fails on a damaged attribute message: RuntimeError)
+                keys = list(self.h5.attrs.keys())
+            except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
+                raise BadFileError(f"{self.path}: root attributes unreadable ({_short(exc)})") from None
+            for key in keys:
                 try:
                     self.attrs[key] = _norm(self.h5.attrs[key])
                     self.raw_attr_types[key] = self.h5.attrs.get_id(key).dtype
-                except (OSError, KeyError, TypeError, ValueError) as exc:
+                except (OSError, KeyError, TypeError, ValueError, RuntimeError) as exc:
                     raise BadFileError(
                         f"{self.path}: root attribute '{key}' unreadable ({_short(exc)})"
                     ) from None

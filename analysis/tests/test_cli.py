@@ -98,6 +98,19 @@ def test_every_command_reads_a_damaged_object_header_as_a_damaged_file(runs, tmp
         assert "internal error" not in r.err, (cmd, r)
 
 
+def test_every_command_reads_a_damaged_attribute_message_as_a_damaged_file(runs, tmp_path):
+    # The datatype size of the root's `format` attribute flipped (found by flipping every byte of
+    # a file's first 3 KB): iterating the attributes raised a RuntimeError, "internal error", exit 1.
+    path = copy_file(runs["count10"], tmp_path, "flipped.h5")
+    data = bytearray(open(path, "rb").read())
+    at = data.find(b"format\x00") - 3   # the high byte of the datatype's size in its attribute message
+    data[at] ^= 0x80
+    open(path, "wb").write(bytes(data))
+    for cmd, r in every_command(path, tmp_path, runner=nq_subprocess):   # (a crash of the library would show too)
+        assert r.rc == 3 and "flipped.h5: root attribute" in r.err.splitlines()[0], (cmd, r)
+        assert "internal error" not in r.err, (cmd, r)
+
+
 @pytest.mark.parametrize("n", ["twelve", np.uint64(2**63), np.int64(-1), np.uint32(0), np.uint32(33),
                                np.array([10, 10], dtype="u4"), None], ids=repr)
 def test_plot_and_export_refuse_a_board_size_they_cannot_use(runs, tmp_path, n):
