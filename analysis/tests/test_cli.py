@@ -99,8 +99,8 @@ def test_every_command_reads_a_damaged_object_header_as_a_damaged_file(runs, tmp
 
 
 def test_every_command_reads_a_damaged_attribute_message_as_a_damaged_file(runs, tmp_path):
-    # The datatype size of the root's `format` attribute flipped (found by flipping every byte of
-    # a file's first 3 KB): iterating the attributes raised a RuntimeError, "internal error", exit 1.
+    # The datatype size of the root's `format` attribute flipped (found by flipping bytes 150-1,455 of
+    # an N = 8 file): iterating the attributes raised a RuntimeError, "internal error", exit 1.
     path = copy_file(runs["count10"], tmp_path, "flipped.h5")
     data = bytearray(open(path, "rb").read())
     at = data.find(b"format\x00") - 3   # the high byte of the datatype's size in its attribute message
