@@ -1,6 +1,7 @@
 // A crash of the HDF5 library while a file is read (store/crash_guard.h): exit 3 with one line
 // naming the file, and only while a reader is in the library.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <csignal>
 #include "store/crash_guard.h"
 
@@ -24,11 +25,18 @@ TEST(CrashIsDamage, ACrashWhileAFileIsReadEndsTheProcessAsADamagedFile) {
       testing::ExitedWithCode(store::kDamagedFileExit), "store::read: c.h5: ");
 }
 
-TEST(CrashIsDamage, OnceTheLastReaderLeftACrashIsACrash) {
+namespace {
+extern "C" void exit_42(int) { _exit(42); }
+}  // namespace
+
+TEST(CrashIsDamage, OnceTheLastReaderLeftTheProcesssOwnHandlerIsBack) {
+  // (The process's own: here a test's, which says 42; in nqueens Open MPI's, or the default;
+  // under AddressSanitizer its own, which a default crash would meet instead.)
   EXPECT_EXIT(
       {
+        std::signal(SIGSEGV, exit_42);
         { const store::CrashIsDamage outer("a.h5"); { const store::CrashIsDamage inner("a.h5"); } }
         std::raise(SIGSEGV);
       },
-      testing::KilledBySignal(SIGSEGV), "");
+      testing::ExitedWithCode(42), "");
 }
