@@ -154,14 +154,14 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
       const auto& r = readers[i];
       std::vector<store::UnitRecord> records;
       r->for_each_unit([&](const store::UnitRecord& u) { records.push_back(u); });
-      StoredBoardsCheck stored(plan, first.params.boards, std::move(records));
+      StoredBoardsCheck boards_check(plan, first.params.boards, std::move(records));
       try {
         for (std::uint64_t start = 0; start < r->board_count(); start += kBoardPiece) {
           r->read_boards(start, std::min(kBoardPiece, r->board_count() - start), boards, sizes, unit_ids);
-          stored.add(boards, sizes, unit_ids);
+          boards_check.add(boards, sizes, unit_ids);
           sink(boards, sizes, unit_ids);
         }
-        stored.finish();
+        boards_check.finish();
       } catch (const BoardsNotStoredRight& e) {
         throw ExitError(kBadInput, "merge: " + shards[i] + ": " + e.what() +
                                        ": its boards are not those its run stored; run that shard again");
