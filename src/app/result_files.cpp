@@ -91,7 +91,6 @@ void StoredBoardsCheck::begin_unit(std::uint64_t id) {
   boards_.clear();
   sizes_.clear();
   pending_.clear();
-  checked_rows_ = 0;
   per_completion_ = set_ == core::BoardSet::classes
                         ? 1
                         : static_cast<std::size_t>(plan_.image_symmetries(work_unit()).count);
@@ -112,12 +111,12 @@ void StoredBoardsCheck::check_pending() {
   core::append_unit_images(plan_, work_unit(), completions_, images_);
   if (images_ != pending_) {
     const auto differ = std::mismatch(images_.begin(), images_.end(), pending_.begin()).first - images_.begin();
+    const std::size_t checked_rows = boards_.size() / n * per_completion_;   // (boards_: the completions checked)
     throw BoardsNotStoredRight("unit " + std::to_string(unit_->id) + ": its board " +
-                               std::to_string(checked_rows_ + static_cast<std::uint64_t>(differ) / n) +
+                               std::to_string(checked_rows + static_cast<std::size_t>(differ) / n) +
                                " is not the image of its completion that the file's order puts there");
   }
   boards_.insert(boards_.end(), completions_.begin(), completions_.end());
-  checked_rows_ += pending_.size() / n;
   pending_.clear();
 }
 

@@ -76,7 +76,6 @@ class StoredBoardsCheck {
   std::size_t piece_;
   std::size_t per_completion_ = 1;            // all: rows a completion stands for (it and its images)
   std::vector<core::Column> pending_;         // all: its rows not checked yet (< kImagePiece completions)
-  std::uint64_t checked_rows_ = 0;            // all: its rows checked
   std::vector<core::Column> completions_, images_;   // all: those of the pending rows, made again
 };
 
