@@ -160,6 +160,9 @@ def test_a_crash_at_start_up_is_launched_again(cluster, env, nqueens_bin, workdi
     assert rc == 0, f"job exit {rc}:\n{log}"
     assert count.read_text().count("x") == 2, log
     assert "nqueens exited with code 139" in log and "nqueens exited with code 0" in log, log
+    # The crash's code is srun's, not one nqueens reported; the second launch's 0 is nqueens's.
+    assert re.search(r"nqueens exited with code 139 after \d+ s \(srun's: nqueens reported none\)", log), log
+    assert re.search(r"nqueens exited with code 0 after \d+ s\n", log), log
     assert "a rank died of signal 11 at start-up (within 60 s of the launch): launching again (1 of 2)" in log, log
     assert_complete(workdir / "results" / "n11.h5", 11, ranks=2)
 
