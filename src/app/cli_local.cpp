@@ -74,9 +74,11 @@ struct CountOptions {
 };
 
 // The units of `plan` (of `units_total`) that rank `rank` of `ranks` counts: all of them on one
-// rank. Streamed from the plan, so that a rank holds only its share.
+// rank. Streamed from the plan into a vector of their exact number, so that a rank holds only its
+// share, and only the bytes the plan's memory check counted (48 a unit). Until session 46 one
+// process grew the vector unit by unit (plan.units()): up to 3x those bytes while it doubled,
+// and a plan the check let through died of std::bad_alloc or the OOM killer.
 std::vector<core::WorkUnit> units_of_rank(const core::UnitPlan& plan, std::uint64_t units_total, int rank, int ranks) {
-  if (ranks == 1) return plan.units();
   const std::vector<RowSpan> share = rank_share({{0, units_total}}, rank, ranks);
   std::vector<core::WorkUnit> mine;
   mine.reserve(rows_in(share));

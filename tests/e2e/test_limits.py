@@ -363,6 +363,21 @@ def test_count_refuses_a_plan_beyond_the_limits_naming_a_depth(workdir):
     assert p.stdout == ""
 
 
+def test_count_holds_its_plan_in_the_bytes_its_memory_check_counts(workdir):
+    """The check lets a plan through by 48 bytes a unit (docs/usage.md, Limits). One process grew
+    its vector of units one by one until session 46, up to 3x that while it doubled: 407 MB at
+    its peak for these 5.5 M units (265 MB counted), and a plan the check let through died of
+    std::bad_alloc (exit 1) or the OOM killer. Peak RSS from the kernel (wait4), not timed."""
+    proc = start(["count", 16, "--depth", 6, "--threads", 1, "--quiet"])
+    out, err = proc.stdout.read(), proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, err
+    assert re.search(r"^total +14772512$", out, re.M), out
+    units = int(re.search(r"^units +(\d+) \(depth 6\)", out, re.M)[1])
+    peak = usage.ru_maxrss * 1024   # (kilobytes on Linux)
+    assert peak <= 48 * units + 32 * 2 ** 20, (peak, units)   # 13.5 MB without a plan to hold
+
+
 BOARDS_REFUSAL = re.compile(r"nqueens: error: boards mode holds each unit's result in memory .*the plan "
                             r"\(N = (\d+), depth (\d+), symmetry (\w+)\) has ([\d,]+) units; storing every board, "
                             r"a unit's result \(its completions\) holds ([\d.]+) MiB on average, over the limit of 0.80 MiB "
