@@ -44,7 +44,7 @@ Reported describe_current_exception(const std::string& where) {
     return {kRefused, out.str()};
   } catch (const nq::store::JournalInUse& e) {
     out << error << e.what()
-        << "\n(another run of this job is writing its result file: let it finish, or give this run another --out;"
+        << "\n(another run, or a merge, is writing this result file: let it finish, or give this run another --out;"
            " if none runs, a file server still holds the lock of a node that died, until its lease ends:"
            " rerun with --lock-wait SECONDS)\n";
     return {kRefused, out.str()};

@@ -8,8 +8,10 @@
 #include "app/plan_limits.h"
 #include "app/report.h"
 #include "app/result_files.h"
+#include "app/signals.h"
 #include "app/run_end.h"
 #include "app/unit_table.h"
+#include "core/version.h"
 #include "store/journal.h"
 
 namespace nq::app {
@@ -32,17 +34,10 @@ void require_same(const store::RunInfo& a, const store::RunInfo& b, const std::s
                                   core::describe(diffs, "in " + file_a, "in " + file_b));
 }
 
-// OUT as the merge finds it. It replaces a result only with --force: a complete one, or a
-// partial one, which is a run's progress (until session 44 the merge replaced that silently).
-// Never while a run is writing it, --force or not: that run holds OUT.journal's lock (exit 5),
-// and would write its own file over the merged one.
+// OUT as the merge finds it, judged while holding its journal (TargetLock). It replaces a result
+// only with --force: a complete one, or a partial one, which is a run's progress (until session
+// 44 the merge replaced that silently).
 void check_merge_target(const std::string& out, bool force) {
-  try {
-    store::Journal::check_not_in_use(out + ".journal");
-  } catch (const store::JournalInUse& e) {
-    throw ExitError(kRefused, std::string(e.what()) + ": a run is writing " + out +
-                                  "; let it finish, or merge into another file");
-  }
   std::error_code ec;
   if (!std::filesystem::exists(out, ec)) return;
   // A file that is not a result is never replaced, --force or not: the merge did not write it.
@@ -56,12 +51,66 @@ void check_merge_target(const std::string& out, bool force) {
                                 " units done), which a run of its job resumes: pass --force to replace it, or merge into another file");
 }
 
+// OUT's journal, held from the check of OUT to the end of the merge: the lock that every run of
+// OUT holds while it computes and writes (store::Journal). A run or another merge of OUT started
+// meanwhile is refused (exit 5), and this merge is refused while one of them holds it. Until
+// session 46 the merge looked for a run once, before it read the shards, and held nothing: a run
+// started meanwhile removed the merge's temporary file as stale (the merge failed, exit 4), or
+// wrote its complete result, which the merge then replaced without --force; two merges replaced
+// each other's. The journal is the merged job's: a merge that is killed leaves it empty, and
+// the merge run again (or a run of that job) takes it. Removed at the end, with OUT complete, and
+// on a refusal if it holds no unit (a run's progress is kept).
+class TargetLock {
+ public:
+  TargetLock(const std::string& out, const store::RunInfo& job, bool force) : out_(out) {
+    store::JournalKey key{job.params, job.units_total, kProgramVersion};
+    key.params.shard = core::Shard{};
+    const auto open = force ? store::Journal::Open::resume_or_discard : store::Journal::Open::resume;
+    try {   // (the records of a run of the whole job, if any, are skipped, not held)
+      journal_ = std::make_unique<store::Journal>(out + ".journal", key, core::StopFn{}, open,
+                                                  [](const store::UnitRecord&) {});
+    } catch (const store::JournalInUse& e) {
+      throw ExitError(kRefused, std::string(e.what()) + ": a run or another merge is writing " + out +
+                                    "; let it finish, or merge into another file");
+    } catch (const store::ParameterMismatch& e) {
+      throw ExitError(kRefused, std::string(e.what()) + ": " + out +
+                                    ".journal holds the progress of a run of another job: pass --force to discard it, "
+                                    "or merge into another file");
+    }
+  }
+  ~TargetLock() {
+    try {
+      if (journal_ && !journal_->recovered_count()) journal_->remove();
+    } catch (const store::WriteError&) {   // the merge's own outcome is what to report
+    }
+  }
+  TargetLock(const TargetLock&) = delete;
+  TargetLock& operator=(const TargetLock&) = delete;
+  // OUT holds the merged job's complete result: a run's progress of it is no longer wanted.
+  void release_done() {
+    try {
+      journal_->remove();
+    } catch (const store::WriteError& e) {
+      std::cerr << "nqueens: warning: " << e.what() << " (harmless: " << out_ << " is complete)\n";
+    }
+  }
+
+ private:
+  std::string out_;
+  std::unique_ptr<store::Journal> journal_;
+};
+
 }  // namespace
 
 // The missing shards a refusal names (the rest it counts).
 constexpr std::size_t kListedGaps = 10;
 
 int merge_shards(const std::string& out, const std::vector<std::string>& shards, bool force) {
+  // A stop signal (a scheduler's limit, scancel, Ctrl-C) ends the merge at once, exit 75, with
+  // OUT as it was and no temporary file left: the merge of a large boards job takes minutes.
+  install_master_signals();
+  const core::StopFn stop = stop_on_signal();
+  core::StopPoll poll(stop, "merging into " + out);
   std::error_code dir_ec;
   if (std::filesystem::is_directory(out, dir_ec))   // exit 4 like `run --out DIR` (docs/usage.md, exit codes)
     throw ExitError(kIoError, "merge: output " + out + " is a directory; give a file path");
@@ -99,7 +148,10 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   }
 
   check_merge_memory(first.units_total);
-  check_merge_target(out, force);
+  check_merge_target(out, force);   // first what OUT is: its refusal says more than its journal's would
+  TargetLock lock(out, first, force);
+  check_merge_target(out, force);   // again: a run may have written OUT meanwhile
+  remove_stale_temp_files(out);
 
   // The units in a table of the whole job (40 bytes a unit), read in slices: the shards' rows
   // (88 bytes each in memory) are never all held at once.
@@ -112,6 +164,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
   for (std::size_t i = 0; i < readers.size(); ++i) {
     const auto& si = readers[i]->info();
     readers[i]->for_each_unit([&](const store::UnitRecord& u) {
+      poll.tick();
       if (u.id >= first.units_total || !si.params.shard.contains(u.id) || !table.add(u))
         throw ExitError(kBadInput, "merge: " + shards[i] + " holds unit " + std::to_string(u.id) +
                                        ", which is not part of its shard or appears twice");
@@ -140,6 +193,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
                                   ": their placements or multiplicities differ; merge them with the nqueens that ran them (" +
                                   first.program_version + ", commit " + first.git_commit + ")");
   const Totals totals = decide_totals(info, units, first.units_total, false);
+  poll.check();
   if (!totals.integrity_ok) std::cerr << "nqueens: integrity check failed: " << totals.integrity_error << "\n";
   RunFacts facts;
   facts.complete = info.status == store::Status::complete;
@@ -158,6 +212,7 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
       try {
         for (std::uint64_t start = 0; start < r->board_count(); start += kBoardPiece) {
           r->read_boards(start, std::min(kBoardPiece, r->board_count() - start), boards, sizes, unit_ids);
+          poll.check();
           boards_check.add(boards, sizes, unit_ids);
           sink(boards, sizes, unit_ids);
         }
@@ -167,7 +222,8 @@ int merge_shards(const std::string& out, const std::vector<std::string>& shards,
                                        ": its boards are not those its run stored; run that shard again");
       }
     }
-  });
+  }, stop);
+  lock.release_done();
   std::cout << "merged   " << shards.size() << " shards into " << out << ": N = " << info.params.n << ", total "
             << core::to_decimal(info.total) << ", unique " << core::to_decimal(info.unique)
             << ", matches published: " << core::to_string(info.matches_known) << "\n";

@@ -1,5 +1,9 @@
 #include "app/result_files.h"
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
 #include "app/exit_codes.h"
 #include "app/report.h"
 #include "cluster/fault_injection.h"
@@ -7,6 +11,7 @@
 #include "core/symmetry.h"
 
 namespace nq::app {
+namespace fs = std::filesystem;
 
 store::RunInfo read_result_info(const std::string& path, const std::string& elsewhere) {
   try {
@@ -16,6 +21,42 @@ store::RunInfo read_result_info(const std::string& path, const std::string& else
   } catch (const store::NotAResultFile& e) {
     throw ExitError(kRefused, path + " exists and is not a readable nqueens result file (" + e.what() +
                                   "); refusing to overwrite it: move it away or " + elsewhere);
+  }
+}
+
+// A run that starts while this one holds the journal's lock may be creating the journal's
+// header (it then finds this journal and drops its own): such a temporary file is stale only
+// once it is this old.
+constexpr std::chrono::minutes kStaleHeaderAge{10};
+
+void remove_stale_temp_files(const std::string& out) {
+  const fs::path p(out);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string result_prefix = p.filename().string() + ".tmp-";
+  const std::string header_prefix = p.filename().string() + ".journal.tmp-";
+  const auto digits = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  };
+  const auto after = [](const std::string& name, const std::string& prefix) -> std::optional<std::string> {
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    return name.substr(prefix.size());
+  };
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    std::error_code rm;
+    if (const auto rest = after(name, result_prefix)) {   // <pid>-<k>
+      const auto dash = rest->find('-');
+      if (dash == std::string::npos || !digits(rest->substr(0, dash)) || !digits(rest->substr(dash + 1))) continue;
+    } else if (const auto pid = after(name, header_prefix)) {
+      if (!digits(*pid)) continue;
+      const auto written = fs::last_write_time(it->path(), rm);
+      if (rm || fs::file_time_type::clock::now() - written < kStaleHeaderAge) continue;
+    } else {
+      continue;
+    }
+    if (it->is_regular_file(rm) && fs::remove(it->path(), rm))
+      std::cerr << "nqueens: removed " << it->path().string() << " (left by an earlier run or merge that was killed while writing)\n";
   }
 }
 

@@ -20,6 +20,13 @@ namespace nq::app {
 // `elsewhere`, how the command writes somewhere else.
 store::RunInfo read_result_info(const std::string& path, const std::string& elsewhere = "choose another --out");
 
+// Removes the temporary files that a run or a merge of OUT left when it was killed (kill -9, a
+// node's crash) while writing, naming each on stderr: `OUT.tmp-<pid>-<k>`, the result file
+// (store::write_atomically), and `OUT.journal.tmp-<pid>`, a new journal's header
+// (store::Journal::create_file). Call it only while holding OUT's journal (its lock), which every
+// run and merge of OUT holds while it writes: so none of those files is still being written.
+void remove_stale_temp_files(const std::string& out);
+
 // Fills units_done, total (exact in 128 bits; overflow is an IntegrityError), the published
 // values and, for a whole complete job, P, R, unique (Burnside; IntegrityError if the identity
 // fails) and matches_known. A shard or a partial run gets unique = 0 and matches_known =

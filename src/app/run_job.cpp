@@ -101,46 +101,6 @@ std::string analysis_launcher() {
   return found.string();
 }
 
-// A run that starts while this one holds the journal's lock may be creating the journal's
-// header (it then finds this journal and drops its own): such a temporary file is stale only
-// once it is this old.
-constexpr std::chrono::minutes kStaleHeaderAge{10};
-
-// Temporary files left by a run that was killed (kill -9, node crash) while writing:
-// `OUT.tmp-<pid>-<k>`, the result file (store::write_atomically), and `OUT.journal.tmp-<pid>`, a
-// new journal's header (store::Journal::create_file). Called while holding the journal's lock,
-// so no run of this job writes the former.
-void remove_stale_temp_files(const std::string& out) {
-  const fs::path p(out);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const std::string result_prefix = p.filename().string() + ".tmp-";
-  const std::string header_prefix = p.filename().string() + ".journal.tmp-";
-  const auto digits = [](const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-  };
-  const auto after = [](const std::string& name, const std::string& prefix) -> std::optional<std::string> {
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-    return name.substr(prefix.size());
-  };
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    std::error_code rm;
-    if (const auto rest = after(name, result_prefix)) {   // <pid>-<k>
-      const auto dash = rest->find('-');
-      if (dash == std::string::npos || !digits(rest->substr(0, dash)) || !digits(rest->substr(dash + 1))) continue;
-    } else if (const auto pid = after(name, header_prefix)) {
-      if (!digits(*pid)) continue;
-      const auto written = fs::last_write_time(it->path(), rm);
-      if (rm || fs::file_time_type::clock::now() - written < kStaleHeaderAge) continue;
-    } else {
-      continue;
-    }
-    if (it->is_regular_file(rm) && fs::remove(it->path(), rm))
-      std::cerr << "nqueens: removed " << it->path().string() << " (left by an earlier run that was killed while writing)\n";
-  }
-}
-
 // The exact unit count of `plan` of a run of `p`, within the limits of `cost` (checked_plan_size)
 // and, in boards mode, of a unit's result (check_boards_plan); says on stderr when the count
 // takes a noticeable time.

@@ -11,7 +11,8 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, EXIT, KNOWN, ROOT, attrs, board_set, env, journal_of, run, set_counts, strike, units_table
+from conftest import (BIN, EXIT, KNOWN, ROOT, STOP_WRITING, attrs, board_set, env, fault_env, journal_of, run, set_counts, start,
+                      strike, units_table, when_stopped)
 
 
 def brute_force(n):
@@ -358,8 +359,8 @@ def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run
 
     code, err = strike(["run", "--n", 14, "--depth", 4, "--out", out], 2, merge_while_the_run_is_held, at=20)
     for code_, said in refused:
-        assert code_ == EXIT["refused"] and (f"{journal_of(out)} is in use by another process: a run is writing {out}; "
-                                             "let it finish, or merge into another file") in said, said
+        assert code_ == EXIT["refused"] and (f"{journal_of(out)} is in use by another process: a run or another merge "
+                                             f"is writing {out}; let it finish, or merge into another file") in said, said
     assert code == EXIT["interrupted"] and attrs(out)["n"] == 14, err
     partial = out.read_bytes()
     p = run(["merge", out, *shards])
@@ -373,6 +374,52 @@ def test_merge_replaces_a_partial_result_only_with_force_and_never_while_its_run
     p = run(["merge", foreign, *shards, "--force"])
     assert p.returncode == EXIT["refused"] and "refusing to overwrite it: move it away or merge into another file" in p.stderr
     assert foreign.read_text() == "someone else's file\n"
+
+
+def test_a_merge_holds_outs_lock_while_it_writes_and_a_stop_signal_ends_it_leaving_out_as_it_was(workdir):
+    """The merge took no lock: it looked for a run of OUT once, before reading the shards. A run
+    of OUT started during the merge removed the merge's temporary file as stale (the merge then
+    failed, exit 4), or wrote its complete result, which the merge replaced without --force; two
+    merges replaced each other's. A stop signal killed it, leaving its temporary file. Now it
+    holds OUT's journal, as a run does, from its check of OUT to its end, removes what a killed
+    run or merge left, and a stop signal ends it with exit 75 and nothing changed. The merge is
+    held (SIGSTOP) in the middle of writing (the injected fault), so it is certainly under way."""
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 10, "--shard", f"{i}/2", "--out", s], check=0)
+    out = workdir / "m.h5"
+    stale = workdir / "m.h5.tmp-999999-0"   # as a merge killed with -9 leaves it
+    stale.write_text("left by a killed merge\n")
+    temp_files = lambda: sorted(p.name for p in workdir.glob("m.h5.tmp-*"))
+    seen = {}
+
+    def meanwhile():
+        seen["writing"] = temp_files()
+        seen["run"] = run(["run", "--n", 8, "--out", out])
+        seen["merge"] = run(["merge", out, *shards, "--force"])
+        seen["after"] = temp_files()
+
+    proc = start(["merge", out, *shards], extra_env=fault_env(STOP_WRITING))
+    when_stopped(proc, proc.pid, meanwhile)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert f"removed {stale} (left by an earlier run or merge that was killed while writing)" in err, err
+    assert len(seen["writing"]) == 1 and seen["writing"] != [stale.name] and seen["after"] == seen["writing"], seen
+    in_use = f"{journal_of(out)} is in use by another process"
+    assert seen["run"].returncode == EXIT["refused"] and in_use in seen["run"].stderr, seen["run"].stderr
+    assert "another run, or a merge, is writing this result file" in seen["run"].stderr, seen["run"].stderr
+    assert seen["merge"].returncode == EXIT["refused"], seen["merge"].stderr
+    assert f"{in_use}: a run or another merge is writing {out}" in seen["merge"].stderr, seen["merge"].stderr
+    a = attrs(out)
+    assert (a["n"], a["total"], a["status"]) == (10, KNOWN[10]["total"], "complete"), a
+    assert not journal_of(out).exists() and temp_files() == []
+
+    merged = out.read_bytes()
+    proc = start(["merge", out, *shards, "--force"], extra_env=fault_env(STOP_WRITING))
+    when_stopped(proc, proc.pid, lambda: os.kill(proc.pid, signal.SIGTERM))
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == EXIT["interrupted"] and "interrupted" in err, err
+    assert out.read_bytes() == merged and temp_files() == [] and not journal_of(out).exists(), err
 
 
 def test_the_reports_inspect_commands_can_be_pasted_into_a_shell(workdir):
