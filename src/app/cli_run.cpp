@@ -110,6 +110,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
       // A stop signal during MPI start-up must not kill the master: catch it from here on (the
       // flag is checked once the job runs; workers switch to ignoring it in run_job).
       install_master_signals();
+      ignore_lost_readers();   // (every rank: a worker's stderr can be a pipe too)
       const cluster::MpiSession mpi;
       RunEnd end;
       try {

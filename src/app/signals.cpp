@@ -35,6 +35,8 @@ void install_worker_signals() {
   std::signal(SIGUSR1, SIG_IGN);
 }
 
+void ignore_lost_readers() { std::signal(SIGPIPE, SIG_IGN); }
+
 bool stop_signal_received() { return g_signal.load() != 0; }
 int stop_signal() { return g_signal.load(); }
 int stop_signal_count() { return g_count.load(); }

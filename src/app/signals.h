@@ -10,6 +10,10 @@ namespace nq::app {
 
 void install_master_signals();
 void install_worker_signals();
+// A reader of a run's output that is gone (a pipe into `tee` or `head` that ended, a lost login
+// session's pipe) must not kill the job: with SIGPIPE ignored its writes fail (EPIPE) instead, a
+// lost stdout is exit 4 at the end, and the job computes and writes its result file all the same.
+void ignore_lost_readers();
 bool stop_signal_received();
 int stop_signal();         // the last signal number received, 0 if none
 int stop_signal_count();   // stop signals received so far

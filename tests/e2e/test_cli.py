@@ -1,5 +1,7 @@
 """The classic behaviour and the CLI's error handling, on the real binary."""
 import json
+import os
+import re
 import subprocess
 
 import pytest
@@ -193,6 +195,28 @@ def test_output_that_cannot_be_written_is_an_io_error_not_success(workdir):
     p = subprocess.run(["bash", "-c", 'exec "$@" >&-', "-", *command(["solve", 8])], env=env(mpi=False),
                        stderr=subprocess.PIPE, text=True, timeout=120)
     assert p.returncode == EXIT["io"] and "cannot write the output to stdout: Bad file descriptor" in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("lost", ["stdout and stderr", "stderr"])
+def test_a_run_whose_output_reader_is_gone_computes_on_and_writes_its_file(workdir, lost):
+    """`run ... 2>&1 | head -2`: the first write after the reader left killed the job by SIGPIPE
+    (exit 141, no partial file; the journal kept its units). A run ignores SIGPIPE now: the writes
+    fail instead, the job computes and writes its file, and a lost stdout is exit 4 at the end (a
+    lost stderr, its progress lines, is not a failure). The pipe's reader is closed before the run
+    starts, so every write of the run meets it gone."""
+    out = workdir / "r.h5"
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        with open(workdir / "stdout.txt", "w") as kept:
+            p = subprocess.run(command(["run", "--n", 12, "--out", out]), env=env(None, True), timeout=120,
+                               stdout=writer if lost != "stderr" else kept, stderr=writer)   # (SIGPIPE: default)
+    finally:
+        os.close(writer)
+    assert p.returncode == (EXIT["io"] if lost != "stderr" else 0), p.returncode
+    assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[12]["total"]
+    if lost == "stderr":
+        assert re.search(r"^total +14200$", (workdir / "stdout.txt").read_text(), re.M)
 
 
 def test_solve_all_stops_when_its_reader_is_gone_and_sigpipe_is_ignored():
