@@ -41,10 +41,12 @@ NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus) {
   if (out.pool < node_cpus)
     out.warning = "the job's " + std::to_string(size) + " rank(s) here may use only " +
                   std::to_string(out.pool) + " of the node's " + std::to_string(node_cpus) +
-                  " CPUs (the launcher bound them: Open MPI binds each rank to a core for 2 ranks and to a "
-                  "socket above that), so " + std::to_string(node_cpus - out.pool) +
-                  " stay idle. Give each rank its CPUs: `mpirun --bind-to none ...`, or "
-                  "`mpirun --map-by slot:PE=T ...` (T CPUs per rank), or under Slurm `srun --cpus-per-task=T`";
+                  " CPUs (their CPU affinity: a launcher's binding, as Open MPI binds each rank to a core for 2 "
+                  "ranks and to a socket above that, or taskset, or a cpuset), so " +
+                  std::to_string(node_cpus - out.pool) +
+                  " stay idle. Where the job may use them, give each rank its CPUs: `mpirun --bind-to none ...`, "
+                  "or `mpirun --map-by slot:PE=T ...` (T CPUs per rank), or under Slurm `srun --cpus-per-task=T`; "
+                  "a process started with `taskset -c LIST` keeps to LIST";
   return out;
 }
 
