@@ -56,9 +56,12 @@ void add_solve_command(CLI::App& cli, Runner& run) {
         return o->all && stdout_good();   // a write failed: nobody reads the rest
       });
       if (json) std::cout << (printed ? "\n" : "") << "]}\n";
-      if (printed == 0 && !json) std::cout << "No solution exists for N = " << o->n << ".\n";
-      else if (o->all && !json) std::cout << (o->format == "matrix" ? "\n" : "") << printed
-                                          << " solutions for N = " << o->n << ".\n";
+      // The matrix's closing line is on stdout (the classic output); the columns' on stderr, so
+      // that stdout holds only boards, one a line, for a program to read.
+      std::ostream& note = o->format == "columns" ? std::cerr : std::cout;
+      if (printed == 0 && !json) note << "No solution exists for N = " << o->n << ".\n";
+      else if (o->all && !json) note << (o->format == "matrix" ? "\n" : "") << printed
+                                     << (printed == 1 ? " solution" : " solutions") << " for N = " << o->n << ".\n";
       return int(kOk);
     };
   });

@@ -33,6 +33,16 @@ def test_solve_all_prints_every_solution_as_valid_matrices():
         assert len({r - c for r, c in enumerate(cols)}) == 6 and len({r + c for r, c in enumerate(cols)}) == 6
 
 
+def test_solve_columns_prints_only_boards_on_stdout_and_its_closing_line_on_stderr():
+    """`--format columns` is for programs: its closing line ("2 solutions for N = 4.") was the
+    last line of stdout, among the boards. And one solution was "1 solutions"."""
+    p = run(["solve", 4, "--all", "--format", "columns"], check=0)
+    assert p.stdout == "[2, 0, 3, 1]\n[1, 3, 0, 2]\n" and p.stderr == "2 solutions for N = 4.\n", p
+    p = run(["solve", 3, "--format", "columns"], check=0)
+    assert p.stdout == "" and p.stderr == "No solution exists for N = 3.\n", p
+    assert run(["solve", 1, "--all"], check=0).stdout == "1\n\n1 solution for N = 1.\n"
+
+
 def test_solve_json_lists_every_board():
     doc = json.loads(run(["solve", "8", "--all", "--format", "json"], check=0).stdout)
     assert doc["n"] == 8 and len(doc["solutions"]) == 92 and len({tuple(s) for s in doc["solutions"]}) == 92
