@@ -101,14 +101,21 @@ int run_command_line(int argc, char** argv) {
       return usage_error("unknown command '" + std::string(argv[1]) + "' (commands: " + names + "; see nqueens --help)");
     }
   }
+  // The help and the version as any output: a stdout that cannot be written is exit 4 (they said
+  // exit 0 into /dev/full). Checked at once, while errno still holds the reason of the write
+  // that CLI11's flush made.
+  const auto printed = [](int code) {
+    stdout_good();
+    return checked_stdout(code);
+  };
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {   // the help once under a launcher, from its first rank
-    return cluster::launched_rank() == 0 ? cli.exit(e) : kOk;
+    return printed(cluster::launched_rank() == 0 ? cli.exit(e) : kOk);
   } catch (const CLI::CallForAllHelp& e) {
-    return cluster::launched_rank() == 0 ? cli.exit(e) : kOk;
+    return printed(cluster::launched_rank() == 0 ? cli.exit(e) : kOk);
   } catch (const CLI::CallForVersion& e) {   // every rank: each names its CPU's kernel (srun on mixed nodes)
-    return cli.exit(e);
+    return printed(cli.exit(e));
   } catch (const CLI::ParseError& e) {
     // `count --n 10`: N is `run`'s --n, but these take it bare.
     const std::string command = argc > 1 ? argv[1] : "";

@@ -192,7 +192,8 @@ def test_output_that_cannot_be_written_is_an_io_error_not_success(workdir):
     ends, and the command line's end checks it again); a run's result file is still written."""
     out = workdir / "r.h5"
     for args in (["solve", 8], ["solve", 10, "--all", "--format", "columns"], ["count", 12],
-                 ["run", "--n", 10, "--out", out], ["info", out], ["check", out, "--quiet"]):
+                 ["run", "--n", 10, "--out", out], ["info", out], ["check", out, "--quiet"], ["--help"], ["--version"],
+                 ["run", "--help"]):
         with open("/dev/full", "w") as full:
             p = subprocess.run(command(args), env=env(None, uses_mpi(args, None)), stdout=full,
                                stderr=subprocess.PIPE, text=True, timeout=120)
