@@ -608,6 +608,11 @@ void MasterSession::report(Ending ending, const store::RunInfo& info, bool integ
       return;
     case Ending::io_error:
       if (write_failure_) std::cerr << "nqueens: error: " << *write_failure_msg_ << "\n";
+      if (std::error_code ec; !fs::exists(c_.out + ".journal", ec) && !ec) {   // its directory removed under the run
+        std::cerr << "nqueens: " << c_.out << ".journal is gone (removed, or its directory), and with it the units "
+                  << "this run finished: rerun the same command to compute them again\n";
+        return;
+      }
       std::cerr << "nqueens: finished units up to the failure are kept in " << c_.out
                 << ".journal; free space (or fix permissions) and rerun the same command to resume\n";
       return;

@@ -4,6 +4,7 @@ import itertools
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 
@@ -420,6 +421,19 @@ def test_a_merge_holds_outs_lock_while_it_writes_and_a_stop_signal_ends_it_leavi
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == EXIT["interrupted"] and "interrupted" in err, err
     assert out.read_bytes() == merged and temp_files() == [] and not journal_of(out).exists(), err
+
+
+def test_a_run_whose_directory_is_removed_under_it_does_not_say_its_journal_keeps_its_units(workdir):
+    """OUT's directory removed while the run computes: the final write fails (exit 4), and the run
+    said "finished units up to the failure are kept in DIR/r.h5.journal", a file removed with the
+    directory. The directory is removed while the master is held after 20 units."""
+    out = workdir / "gone" / "r.h5"
+    code, err = strike(["run", "--n", 12, "--depth", 4, "--out", out], 2, lambda *_: shutil.rmtree(out.parent), at=20)
+    assert code == EXIT["io"], err
+    assert f"{out}.journal is gone (removed, or its directory), and with it the units this run finished: rerun" in err, err
+    assert "are kept in" not in err, err
+    run(["run", "--n", 12, "--depth", 4, "--out", out], check=0)   # (the directory made again)
+    assert attrs(out)["total"] == KNOWN[12]["total"]
 
 
 def test_the_reports_inspect_commands_can_be_pasted_into_a_shell(workdir):
