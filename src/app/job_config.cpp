@@ -13,6 +13,7 @@
 #include <string_view>
 #include <unistd.h>
 #include "app/exit_codes.h"
+#include "app/result_files.h"
 #include "core/known_counts.h"
 #include "core/types.h"
 
@@ -275,6 +276,7 @@ void finalize_config(JobConfig& c) {
   if (c.out.back() == '/')
     throw ExitError(kUsage, given("out", "'" + c.out + "'") + " ends with '/': give the result file's path (e.g. " +
                                 c.out + "result.h5)");
+  c.out = result_path(c.out);
   // A name that leaves no room for the longest name nqueens puts beside OUT,
   // OUT.journal.tmp-<pid> (store::Journal::create_file; a pid has at most 7 digits), failed
   // with exit 4 when the journal was created.

@@ -105,7 +105,8 @@ class TargetLock {
 // The missing shards a refusal names (the rest it counts).
 constexpr std::size_t kListedGaps = 10;
 
-int merge_shards(const std::string& out, const std::vector<std::string>& shards, bool force) {
+int merge_shards(const std::string& given_out, const std::vector<std::string>& shards, bool force) {
+  const std::string out = result_path(given_out);
   // A stop signal (a scheduler's limit, scancel, Ctrl-C) ends the merge at once, exit 75, with
   // OUT as it was and no temporary file left: the merge of a large boards job takes minutes.
   install_master_signals();

@@ -29,6 +29,18 @@ store::RunInfo read_result_info(const std::string& path, const std::string& else
 // once it is this old.
 constexpr std::chrono::minutes kStaleHeaderAge{10};
 
+std::string result_path(const std::string& out) {
+  constexpr int kMaxLinks = 40;   // as the kernel's MAXSYMLINKS: a loop stays as given (its open fails)
+  fs::path p(out);
+  std::error_code ec;
+  for (int i = 0; i < kMaxLinks && fs::is_symlink(p, ec); ++i) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p == fs::path(out) ? out : p.lexically_normal().string();
+}
+
 void remove_stale_temp_files(const std::string& out) {
   const fs::path p(out);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");

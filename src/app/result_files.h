@@ -20,6 +20,13 @@ namespace nq::app {
 // `elsewhere`, how the command writes somewhere else.
 store::RunInfo read_result_info(const std::string& path, const std::string& elsewhere = "choose another --out");
 
+// OUT as `run` and `merge` write it: where OUT is a symbolic link, the file it names (followed to
+// the end, a link to a file not made yet too), so that the result replaces the link's target and
+// the journal and its lock are beside it: a run through the link and one through the target are
+// the same job. Until session 46 the link was replaced by a regular file, the journal lay beside
+// the link, and the two runs did not exclude each other. Other paths are returned unchanged.
+std::string result_path(const std::string& out);
+
 // Removes the temporary files that a run or a merge of OUT left when it was killed (kill -9, a
 // node's crash) while writing, naming each on stderr: `OUT.tmp-<pid>-<k>`, the result file
 // (store::write_atomically), and `OUT.journal.tmp-<pid>`, a new journal's header

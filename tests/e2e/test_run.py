@@ -436,6 +436,31 @@ def test_a_run_whose_directory_is_removed_under_it_does_not_say_its_journal_keep
     assert attrs(out)["total"] == KNOWN[12]["total"]
 
 
+def test_an_out_that_is_a_symlink_is_written_through_by_run_and_merge(workdir):
+    """--out LINK (a symlink to real/r.h5): the run kept its journal beside the link, resumed from
+    the target's units, and replaced the link with a regular file, leaving the target partial and
+    its journal orphaned; a run through the link and one through the target did not exclude each
+    other. Now LINK stands for its target, a target not made yet too."""
+    (workdir / "real").mkdir()
+    link, target = workdir / "link.h5", workdir / "real" / "r.h5"
+    link.symlink_to("real/r.h5")   # (relative, and dangling until the run writes the target)
+    cmd = ["run", "--n", 12, "--depth", 4]
+    code, err = strike(cmd + ["--out", link], 2, lambda _, master: os.kill(master, signal.SIGTERM), at=20)
+    assert code == EXIT["interrupted"], err
+    assert link.is_symlink() and attrs(target)["status"] == "partial", err
+    assert journal_of(target).exists() and not journal_of(link).exists()
+    p = run(cmd + ["--out", target], check=0)   # the same job: it resumes
+    assert f"resuming from {journal_of(target)}" in p.stderr, p.stderr
+    assert link.is_symlink() and attrs(link)["total"] == KNOWN[12]["total"] and attrs(link)["status"] == "complete"
+    shards = [workdir / f"s{i}.h5" for i in range(2)]
+    for i, s in enumerate(shards):
+        run(["run", "--n", 10, "--shard", f"{i}/2", "--out", s], check=0)
+    merged = workdir / "merged.h5"
+    merged.symlink_to("real/m.h5")
+    run(["merge", merged, *shards], check=0)
+    assert merged.is_symlink() and attrs(workdir / "real" / "m.h5")["total"] == KNOWN[10]["total"]
+
+
 def test_the_reports_inspect_commands_can_be_pasted_into_a_shell(workdir):
     """The report's `inspect` line names OUT as one shell word: a path with a space or a quote
     was printed bare, and the pasted command named other files."""
