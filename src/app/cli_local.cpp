@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include "app/commands.h"
+#include "app/compute_need.h"
 #include "app/exit_codes.h"
 #include "app/job_config.h"
 #include "app/plan_limits.h"
@@ -152,6 +153,13 @@ int count_units_here(const CountOptions& o) {
     // Rank 0's progress stands for the job's (the shares are dealt alike).
     const auto label = o.quiet || rank != 0 ? std::nullopt
                                             : std::optional<std::string>(ranks > 1 ? "count, rank 0's share" : "count");
+    if (rank == 0 && !o.quiet) {
+      core::JobParams params;   // count mode
+      params.n = plan->n();
+      params.depth = plan->depth();
+      params.symmetry = plan->symmetry();
+      note_long_count(std::cerr, params, units_total, all_threads, time_nodes_here);
+    }
     const auto units = units_of_rank(*plan, units_total, rank, ranks);
     core::PlanTotals totals = count_with_progress(*plan, units, units_total, threads, label);
     if (mpi) {

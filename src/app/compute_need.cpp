@@ -110,4 +110,22 @@ void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_
   os << "\n";
 }
 
+void note_long_count(std::ostream& os, const core::JobParams& p, std::uint64_t units, std::uint64_t threads,
+                     const std::function<NodeTime()>& timer) {
+  const auto nodes = expected_plan_nodes(p, units);
+  const double workers = static_cast<double>(std::max<std::uint64_t>(threads, 1));
+  if (!nodes || nodes->nodes * kFastestNodeSeconds / workers < kLongCount) return;
+  const double seconds = nodes->nodes * timer().seconds_per_node();
+  const double wall = seconds / workers;
+  if (wall < kLongCount) return;
+  char buf[64];
+  if (wall < 2 * 3600) std::snprintf(buf, sizeof buf, "%.0f minutes", wall / 60);
+  else if (wall < 3 * 86400) std::snprintf(buf, sizeof buf, "%.1f hours", wall / 3600);
+  else std::snprintf(buf, sizeof buf, "%.1f days", wall / 86400);
+  const std::string n = std::to_string(p.n);
+  os << "nqueens: note: this count takes about " << core_time(seconds) << " (about " << buf << " on its "
+     << threads << " thread(s), at the pace timed here), and keeps nothing if it is stopped: `nqueens run --n " << n
+     << "` journals every finished unit and resumes (`nqueens run --n " << n << " --dry-run` plans it)\n";
+}
+
 }  // namespace nq::app

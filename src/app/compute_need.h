@@ -62,4 +62,14 @@ class DoneWork {
 void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_t units,
                         const std::function<NodeTime()>& timer, const std::optional<DoneWork>& done = {});
 
+// Before a `count` that takes long (over kLongCount on its `threads` threads, at `timer()`'s
+// pace): one line saying its core time, and that a count keeps nothing if stopped while `run`
+// journals every unit and resumes. Nothing for a plan without an estimate (plan_nodes_unknown)
+// or one that surely takes less (at kFastestNodeSeconds a node: then `timer` is not called).
+// Until session 46 `count 24` (days here) started straight away with "ETA -" for its first seconds.
+inline constexpr double kLongCount = 300;             // seconds of the count's wall time
+inline constexpr double kFastestNodeSeconds = 0.2e-9;  // faster than any core measured (0.3-1.5 ns)
+void note_long_count(std::ostream& os, const core::JobParams& p, std::uint64_t units, std::uint64_t threads,
+                     const std::function<NodeTime()>& timer);
+
 }  // namespace nq::app

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import EXIT, KNOWN, attrs, command, env, run, uses_mpi
+from conftest import EXIT, KNOWN, StderrLines, attrs, command, env, kill_group, run, start, uses_mpi
 
 
 def test_solve_four_prints_the_classic_matrix():
@@ -54,6 +54,25 @@ def test_count_prints_totals_that_match_the_table(n):
     assert f"total    {KNOWN[n]['total']}\n" in p.stdout
     assert f"unique   {KNOWN[n]['unique']} " in p.stdout
     assert "known    match" in p.stdout
+
+
+def test_a_count_that_takes_long_says_so_before_it_starts_and_names_run():
+    """`count 24` (days here) started straight away, "ETA -" for its first seconds, and a stop
+    loses all of it. Now a count whose estimate at the pace timed here passes 5 minutes of its
+    threads' time says its core time and that `run` journals and resumes; a short one says
+    nothing. (N = 24 is ~350 core-hours on this machine: a 100x slower one still notes it.)"""
+    proc = start(["count", 24, "--threads", 2])
+    lines = StderrLines(proc)
+    try:
+        lines.wait_for("nqueens: note: this count takes about ", timeout=120)
+        lines.wait_for("journals every finished unit and resumes (`nqueens run --n 24 --dry-run` plans it)")
+    finally:
+        kill_group(proc)
+        lines.close()
+    assert re.search(r"this count takes about [\d,]+ core-hours \(about [\d.]+ (hours|days) on its 2 thread\(s\), "
+                     r"at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 24`", lines.text())
+    p = run(["count", 14], check=0)
+    assert "note" not in p.stderr, p.stderr
 
 
 def report(stdout):
