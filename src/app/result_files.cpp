@@ -24,11 +24,6 @@ store::RunInfo read_result_info(const std::string& path, const std::string& else
   }
 }
 
-// A run that starts while this one holds the journal's lock may be creating the journal's
-// header (it then finds this journal and drops its own): such a temporary file is stale only
-// once it is this old.
-constexpr std::chrono::minutes kStaleHeaderAge{10};
-
 std::string result_path(const std::string& out) {
   constexpr int kMaxLinks = 40;   // as the kernel's MAXSYMLINKS: a loop stays as given (its open fails)
   fs::path p(out);
@@ -40,6 +35,11 @@ std::string result_path(const std::string& out) {
   }
   return p == fs::path(out) ? out : p.lexically_normal().string();
 }
+
+// A run that starts while this one holds the journal's lock may be creating the journal's
+// header (it then finds this journal and drops its own): such a temporary file is stale only
+// once it is this old.
+constexpr std::chrono::minutes kStaleHeaderAge{10};
 
 void remove_stale_temp_files(const std::string& out) {
   const fs::path p(out);
