@@ -169,7 +169,12 @@ void add_info_command(CLI::App& cli, Runner& run) {
       row("units", std::to_string(i.units_done) + " of " + std::to_string(i.units_total) +
                        (p.shard.whole() ? "" : " (shard " + core::to_string(p.shard) + ")"));
       row("work units", "depth " + std::to_string(p.depth) + ", symmetry " + core::to_string(p.symmetry));
-      row("layout", std::to_string(i.ranks) + " rank(s) x " + std::to_string(i.threads) + " thread(s) on " + i.hosts);
+      // `threads` is per worker rank: with several ranks the master hands out the units and computes none.
+      const std::string threads = std::to_string(i.threads) + " compute thread(s)";
+      row("layout", (i.ranks > 1 ? std::to_string(i.ranks) + " ranks: a master and " + std::to_string(i.ranks - 1) +
+                                       " worker(s) x " + threads
+                                 : "1 process x " + threads) +
+                        " on " + i.hosts);
       row("time", i.start_time + " .. " + i.end_time + " (" + std::to_string(i.wall_seconds) + " s wall)");
       row("program", i.program_version + " (" + i.git_commit + ")");
       return int(kOk);

@@ -288,6 +288,10 @@ def test_info_prints_provenance(workdir):
     run(["run", "--n", 10, "--out", out], ranks=2, check=0)
     p = run(["info", out], check=0)
     assert "complete" in p.stdout and str(KNOWN[10]["total"]) in p.stdout and "matches         yes" in p.stdout
+    # `threads` is per worker: the layout said "2 rank(s) x 2 thread(s)" for 2 compute threads.
+    assert re.search(r"^layout +2 ranks: a master and 1 worker\(s\) x \d+ compute thread\(s\) on ", p.stdout, re.M), p.stdout
+    run(["run", "--n", 8, "--out", workdir / "one.h5", "--threads", 1], check=0)
+    assert re.search(r"^layout +1 process x 1 compute thread\(s\) on ", run(["info", workdir / "one.h5"], check=0).stdout, re.M)
     # An edited total: the file still says it matches; info says again from the counts.
     with h5py.File(out, "r+") as f:
         set_counts(f, total=KNOWN[10]["total"] + 8)
