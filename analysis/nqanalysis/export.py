@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 
-from .outfiles import replace_when_done
+from .outfiles import replace_together
 from .resultfile import OutputError, ResultFile, UsageError
 
 CHUNK_ROWS = 1 << 17
@@ -59,7 +59,7 @@ def export_units(rf, path, chunk_rows=UNIT_CSV_ROWS):
     k = rf.board_size()
     header = ["id"] + [f"placement{i}" for i in range(k)] + \
         ["multiplicity", "solutions", "nodes", "seconds", "started", "rank", "thread"]
-    with replace_when_done(path, "w", encoding="ascii", newline="") as fh:
+    with open(path, "w", encoding="ascii", newline="") as fh:
         fh.write(",".join(header) + "\n")
         for _, un in rf.iter_units(chunk_rows):
             pre = un["placement"]
@@ -80,7 +80,7 @@ def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
     header = ["index"] + (["unit"] if has_unit else []) + (["class_size"] if has_class else []) + \
         [f"row{i}" for i in range(n)]
     count = 0
-    with replace_when_done(path, "wb") as fh:
+    with open(path, "wb") as fh:
         fh.write((",".join(header) + "\n").encode("ascii"))
         for start, b, u, c in rf.iter_boards(chunk_rows, with_class=has_class):
             m = len(b)
@@ -95,41 +95,48 @@ def export_boards(rf, path, chunk_rows=CHUNK_ROWS):
     return count
 
 
-def stale_boards(bp, name, out):
+def stale_boards(bp, name):
     """An earlier export's boards.csv beside this file's units.csv would read as this file's
-    boards: removed where it is one (its header is ours), else named."""
+    boards: removed where it is one (its header is ours), else named. The line to say, or None."""
     try:
         with open(bp, "rb") as fh:
             first = fh.readline(4096)
     except FileNotFoundError:
-        return
+        return None
     except OSError:
         first = b""
     if first.startswith(b"index,") and b",row0" in first:
         try:
             os.remove(bp)
-            print(f"(removed {bp}: an earlier export's, not {name}'s)", file=out)
-            return
+            return f"(removed {bp}: an earlier export's, not {name}'s)"
         except OSError:
             pass
-    print(f"(warning: {bp} is not {name}'s: an earlier file, left as it is)", file=out)
+    return f"(warning: {bp} is not {name}'s: an earlier file, left as it is)"
 
 
 def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS, progress=None):
+    stale = None
     with ResultFile(path, progress) as rf:
         _ensure_dir(csv_dir)
         up = os.path.join(csv_dir, "units.csv")
         bp = os.path.join(csv_dir, "boards.csv")
-        try:   # the files first: a reader of stdout that leaves must not cut them short
-            nu = export_units(rf, up)
-            nb = export_boards(rf, bp, chunk_rows) if rf.has_boards else None
+        # The files first: a reader of stdout that leaves must not cut them short. Both written,
+        # then both put in place (an interrupted export left this file's units.csv beside an
+        # earlier export's boards.csv).
+        try:
+            with replace_together(up, *([bp] if rf.has_boards else [])) as parts:
+                nu = export_units(rf, parts[0])
+                nb = export_boards(rf, parts[1], chunk_rows) if rf.has_boards else None
+                if nb is None:
+                    stale = stale_boards(bp, rf.name)   # before this file's units.csv is in place
         except OSError as exc:
             raise OutputError(f"cannot write CSV in {csv_dir}: {exc.strerror or exc}") from None
         name, mode = rf.name, rf.mode
     print(f"{up}: {nu} units", file=out)
     if nb is None:
         print(f"(no /boards in {name}: mode {mode}; boards.csv not written)", file=out)
-        stale_boards(bp, name, out)
+        if stale:
+            print(stale, file=out)
     else:
         print(f"{bp}: {nb} boards", file=out)
     return 0

@@ -17,3 +17,24 @@ def replace_when_done(path, mode="w", **kw):
         with contextlib.suppress(OSError):
             os.unlink(part)
         raise
+
+
+@contextlib.contextmanager
+def replace_together(*paths):
+    """PATH.part for each PATH (yielded, in order), for the caller to write. On success the
+    earlier PATHs are all removed first, then each part replaces its PATH: an interruption or a
+    failure leaves files missing, never an earlier file beside a new one (an export's units.csv
+    of one result file beside the boards.csv of another). On any exception the parts are removed."""
+    parts = [f"{p}.part" for p in paths]
+    try:
+        yield parts
+        for p in paths:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(p)
+        for part, p in zip(parts, paths):
+            os.replace(part, p)
+    except BaseException:
+        for part in parts:
+            with contextlib.suppress(OSError):
+                os.unlink(part)
+        raise

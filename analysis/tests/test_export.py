@@ -67,6 +67,21 @@ def test_export_of_a_count_file_removes_an_earlier_exports_boards(runs, tmp_path
     assert f"(warning: {csv / 'boards.csv'} is not count10.h5's: an earlier file, left as it is)" in r.out, r.out
 
 
+def test_an_export_that_fails_leaves_the_earlier_pair_of_files_not_a_mix(runs, tmp_path):
+    """units.csv was put in place before boards.csv was written: an export stopped or failed in
+    between (Ctrl-C, a full disk) left this file's units.csv beside an earlier export's boards.csv,
+    whose `unit` column then named units of another plan. Both are written, then both put in
+    place. The boards' write fails here at once (its .part is a directory)."""
+    csv = tmp_path / "csv"
+    assert nq("export", runs["boards_all8"], "--csv", csv).rc == 0
+    before = {name: (csv / name).read_bytes() for name in ("units.csv", "boards.csv")}
+    (csv / "boards.csv.part").mkdir()
+    r = nq("export", runs["boards_class8"], "--csv", csv)
+    assert r.rc == 4 and "cannot write CSV in" in r.err, r
+    assert {name: (csv / name).read_bytes() for name in before} == before
+    assert sorted(p.name for p in csv.iterdir()) == ["boards.csv", "boards.csv.part", "units.csv"]
+
+
 def test_export_boards_files(runs, tmp_path):
     for name in ("boards_all8", "boards_class8"):
         d = tmp_path / name
