@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt                     # noqa: E402
 
 from . import boards as B                           # noqa: E402
+from . import known as K                            # noqa: E402
 from .outfiles import replace_when_done                 # noqa: E402
 from .resultfile import OutputError, ResultFile, UsageError, unit_scheme  # noqa: E402
 
@@ -481,6 +482,12 @@ def board_for_plot(rf, index):
     # count file: a tiny Python solver
     if index < 0:
         raise UsageError(f"--board {index}: must be >= 0")
+    known = K.lookup(n)   # N's solutions, from the published table: the range is known up front
+    if known is not None and known.total == 0:
+        return None, f"N={n} has no solution"
+    if known is not None and index >= known.total:
+        raise UsageError(f"--board {index} out of range: N={n} has {known.total} solutions "
+                         f"(0..{known.total - 1}; published table)")
     count = 0
     try:
         for i, sol in enumerate(B.iter_solutions(n, limit_nodes=BOARD_SOLVER_NODES)):
@@ -496,7 +503,8 @@ def board_for_plot(rf, index):
             count = i + 1
     except RuntimeError:
         return None, (f"the Python solver gave up after {BOARD_SOLVER_NODES} nodes "
-                      f"(count file, N={n})")
+                      f"(count file, N={n}): `nqueens solve {n} --all --format columns` lists them, "
+                      f"or plot a boards file")
     if count == 0:
         return None, f"N={n} has no solution"
     raise UsageError(f"--board {index} out of range: N={n} has {count} solutions (0..{count - 1})")
@@ -521,7 +529,7 @@ def plot_file(path, out_dir, board_index=None, out=None, progress=None):
         stem = os.path.splitext(rf.name)[0]
         p = lambda what: os.path.join(out_dir, f"{stem}_{what}.png")  # noqa: E731
         board, desc = board_for_plot(rf, board_index)   # a bad --board fails before any plot
-        if board is None and asked and "no solution" in desc:
+        if board is None and asked:   # (no solution, or the solver gave up: exit 0 until session 46)
             raise UsageError(f"--board {board_index}: {desc}")
         if rf.unit_rows() == 0:   # (checks the /units datasets' shapes too)
             print("skipped unit plots: /units is empty", file=out)

@@ -1,5 +1,6 @@
 """plot and scaling: every figure is written and is a real, readable PNG."""
 
+import io
 import os
 
 import matplotlib
@@ -9,6 +10,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from conftest import copy_file, nq  # noqa: E402
+from nqanalysis import plots  # noqa: E402
+from nqanalysis.resultfile import UsageError  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -49,6 +52,24 @@ def test_plot_board_out_of_range(runs, tmp_path):
     r = nq("plot", runs["boards_all8"], "--out", tmp_path, "--board", "92")
     assert r.rc == 2, r
     assert "--board 92 out of range" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+def test_plot_board_of_a_count_file_is_drawn_or_refused_never_skipped(runs, tmp_path, monkeypatch):
+    """A count file's --board is found by a Python solver, which gives up after a budget of
+    nodes: a board asked for and not drawn exited 0 ("skipped board drawing"), and an index past
+    N's solutions was only caught after the whole enumeration (for N >= 14 never: the solver gave
+    up first). The range comes from the published table now, and giving up is exit 2."""
+    r = nq("plot", runs["count10"], "--out", tmp_path / "a", "--board", "724")
+    assert r.rc == 2 and "--board 724 out of range: N=10 has 724 solutions (0..723; published table)" in r.err, r
+    assert not (tmp_path / "a").exists() or not any((tmp_path / "a").iterdir())
+    monkeypatch.setattr(plots, "BOARD_SOLVER_NODES", 200)   # (N = 10's solution 700 needs ~34,000)
+    with pytest.raises(UsageError, match=r"--board 700: the Python solver gave up after 200 nodes "
+                                         r"\(count file, N=10\): `nqueens solve 10 --all --format columns`"):
+        plots.plot_file(runs["count10"], str(tmp_path / "b"), board_index=700, out=io.StringIO())
+    monkeypatch.undo()
+    out = io.StringIO()
+    assert plots.plot_file(runs["count10"], str(tmp_path / "c"), board_index=700, out=out) == 0
+    assert (tmp_path / "c" / "count10_board700.png").exists(), out.getvalue()
 
 
 def test_plot_a_board_of_a_file_without_solutions(tmp_path):
