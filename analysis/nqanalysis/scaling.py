@@ -9,6 +9,16 @@ from .resultfile import NQError, OutputError, ResultFile, UsageError, compute_th
 from .summary import human_rate, human_seconds, print_table
 
 
+def job_of(rf):
+    """What a run computed, beyond N: its mode (and board set), symmetry and depth. Runs compare
+    only within one job: a class run against an all run, or symmetry none against full, walk
+    other trees (a speedup of 0.04 was shown for them as if they differed in workers only)."""
+    mode = rf.mode or "?"
+    if mode == "boards":
+        mode += f" {rf.boards_stored or '?'}"
+    return f"{mode}, {rf.get('symmetry') or '?'}, depth {rf.int_attr('depth')}"
+
+
 def collect(paths, err):
     runs, code = [], 0
     for p in paths:
@@ -27,7 +37,7 @@ def collect(paths, err):
                     code = max(code, 3)
                     continue
                 cpu = float(np.sum(rf.read("/units/seconds"))) if "units" in rf.h5 else float("nan")
-                runs.append(dict(path=p, name=rf.name, n=rf.n, mode=rf.mode,
+                runs.append(dict(path=p, name=rf.name, n=rf.n, mode=rf.mode, job=job_of(rf),
                                  ranks=ranks, threads=threads, workers=compute_threads(ranks, threads),
                                  wall=float(wall), cpu=cpu, total=rf.count("total") or 0))
         except NQError as exc:
@@ -39,7 +49,7 @@ def collect(paths, err):
 def add_speedup(runs):
     groups = {}
     for r in runs:
-        groups.setdefault((r["n"], r["mode"]), []).append(r)
+        groups.setdefault((r["n"], r["job"]), []).append(r)
     for g in groups.values():
         base = min(g, key=lambda r: (r["workers"], r["wall"]))
         for r in g:
@@ -57,11 +67,11 @@ def plot_scaling(runs, groups, path):
     fig, (ax1, ax2) = plt.subplots(1, 2, layout="constrained", figsize=(12, 4.8))
     by_workers = {}
     for r in runs:
-        by_workers.setdefault((r["workers"], r["mode"]), []).append(r)
-    for (w, mode), g in sorted(by_workers.items()):
+        by_workers.setdefault((r["workers"], r["job"]), []).append(r)
+    for (w, job), g in sorted(by_workers.items()):
         g = sorted(g, key=lambda r: r["n"])
         ax1.plot([r["n"] for r in g], [max(r["wall"], 1e-6) for r in g], "o-",
-                 label=f"{w} workers ({mode})")
+                 label=f"{w} workers ({job})")
     ax1.set_yscale("log")
     ax1.set_xlabel("N")
     ax1.set_ylabel("wall time [s]")
@@ -69,10 +79,10 @@ def plot_scaling(runs, groups, path):
     ax1.xaxis.get_major_locator().set_params(integer=True)
     ax1.legend(fontsize=8)
     bases = {}
-    for (n, mode), g in sorted(groups.items()):
+    for (n, job), g in sorted(groups.items()):
         g = sorted(g, key=lambda r: r["workers"])
         ax2.plot([r["workers"] for r in g], [r["speedup"] for r in g], "o-",
-                 label=f"N={n} ({mode})")
+                 label=f"N={n} ({job})")
         b = g[0]["base_workers"]
         bases[b] = max(bases.get(b, b), g[-1]["workers"])
     for i, (b, top) in enumerate(sorted(bases.items())):
@@ -106,12 +116,12 @@ def scaling(paths, out_dir, out=None, err=None):
         raise NQError("no complete result files to compare") if code == 0 else \
             _with_code(NQError("no readable complete result files"), code)
     groups = add_speedup(runs)
-    runs.sort(key=lambda r: (r["mode"] or "", r["n"], r["workers"], r["wall"]))
-    rows = [[r["name"], r["n"], r["mode"], f"{r['ranks']} x {r['threads']}", r["workers"],
+    runs.sort(key=lambda r: (r["job"], r["n"], r["workers"], r["wall"]))
+    rows = [[r["name"], r["n"], r["job"], f"{r['ranks']} x {r['threads']}", r["workers"],
              human_seconds(r["wall"]), human_seconds(r["cpu"]) if np.isfinite(r["cpu"]) else "?",
              f"{r['speedup']:.2f}", f"{r['efficiency'] * 100:.0f}%",
              human_rate(r["total"] / r["wall"]) if r["wall"] > 0 else "?"] for r in runs]
-    print_table(["file", "N", "mode", "ranks x threads", "workers", "wall", "unit cpu",
+    print_table(["file", "N", "job", "ranks x threads", "workers", "wall", "unit cpu",
                  "speedup", "efficiency", "solutions/s"], rows, out)
     try:
         os.makedirs(out_dir, exist_ok=True)

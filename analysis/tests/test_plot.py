@@ -95,11 +95,12 @@ def test_plot_bad_file(tmp_path):
     assert r.rc == 3 and "no such file" in r.err
 
 
-def test_scaling(scaling_runs, runs, tmp_path):
-    """The table's values are the files' own: N, mode, ranks x threads, and the speedup (wall
-    time of the fewest-workers run of the same N and mode over this run's) with its efficiency
-    (speedup per worker ratio), each worked out here from the files' attributes. A run alone in
-    its group (count10) is its own base: 1.00 and 100%."""
+def test_scaling(scaling_runs, runs, symmetry_runs, tmp_path):
+    """The table's values are the files' own: N, job (mode, board set, symmetry, depth), ranks x
+    threads, and the speedup (wall time of the fewest-workers run of the same N and job over this
+    run's) with its efficiency (speedup per worker ratio), each worked out here from the files'
+    attributes. A run alone in its group (count10; the two boards runs of N = 9 of symmetry none
+    and full, which were one group of N and mode) is its own base: 1.00 and 100%."""
     import re
     import h5py
     # One file as a run of 3 ranks had left it: its master computed nothing, so 2 x 2 workers,
@@ -108,35 +109,39 @@ def test_scaling(scaling_runs, runs, tmp_path):
     with h5py.File(three, "r+") as f:
         f.attrs["ranks"] = np.int32(3)
         f.attrs["wall_seconds"] = f.attrs["wall_seconds"] / 2
-    files = sorted(scaling_runs.values()) + [runs["count10"], three]
+    files = sorted(scaling_runs.values()) + [runs["count10"], three, symmetry_runs["sym_none_boards9"],
+                                             symmetry_runs["sym_full_boards9"]]
     r = nq("scaling", *files, "--out", tmp_path)
     assert r.rc == 0, r
     lines = r.out.splitlines()
     header = re.split(r"\s{2,}", lines[0].strip())
-    assert header == ["file", "N", "mode", "ranks x threads", "workers", "wall", "unit cpu", "speedup",
+    assert header == ["file", "N", "job", "ranks x threads", "workers", "wall", "unit cpu", "speedup",
                       "efficiency", "solutions/s"], lines[0]
     rows = [dict(zip(header, re.split(r"\s{2,}", line.strip()))) for line in lines[2:-1]]
     facts = {}
     for path in files:
         with h5py.File(path, "r") as f:
             a = f.attrs
-            mode = a["mode"].decode() if isinstance(a["mode"], bytes) else a["mode"]
-            facts[os.path.basename(path)] = dict(n=int(a["n"]), mode=mode, ranks=int(a["ranks"]),
+            text = lambda k: a[k].decode() if isinstance(a[k], bytes) else str(a[k])   # noqa: E731
+            mode = text("mode") + (f" {text('boards_stored')}" if text("mode") == "boards" else "")
+            job = f"{mode}, {text('symmetry')}, depth {int(a['depth'])}"
+            facts[os.path.basename(path)] = dict(n=int(a["n"]), job=job, ranks=int(a["ranks"]),
                                                  threads=int(a["threads"]), wall=float(a["wall_seconds"]))
     assert sorted(row["file"] for row in rows) == sorted(facts)
     for row in rows:
         f = facts[row["file"]]
-        group = [g for g in facts.values() if (g["n"], g["mode"]) == (f["n"], f["mode"])]
+        group = [g for g in facts.values() if (g["n"], g["job"]) == (f["n"], f["job"])]
         workers = lambda g: g["threads"] * (g["ranks"] - 1 if g["ranks"] > 1 else 1)   # noqa: E731
         base = min(group, key=lambda g: (workers(g), g["wall"]))
         speedup = base["wall"] / f["wall"]
         efficiency = speedup / (workers(f) / workers(base))
-        assert (row["N"], row["mode"]) == (str(f["n"]), f["mode"]), row
+        assert (row["N"], row["job"]) == (str(f["n"]), f["job"]), row
         assert row["ranks x threads"] == f"{f['ranks']} x {f['threads']}", row
         assert row["workers"] == str(workers(f)), row
         assert row["speedup"] == f"{speedup:.2f}" and row["efficiency"] == f"{efficiency * 100:.0f}%", row
-    alone = next(row for row in rows if row["file"] == os.path.basename(runs["count10"]))
-    assert (alone["speedup"], alone["efficiency"]) == ("1.00", "100%")
+    for name in (runs["count10"], symmetry_runs["sym_none_boards9"], symmetry_runs["sym_full_boards9"]):
+        alone = next(row for row in rows if row["file"] == os.path.basename(name))
+        assert (alone["speedup"], alone["efficiency"]) == ("1.00", "100%"), alone
     assert_png(str(tmp_path / "scaling.png"))
     assert lines[-1] == str(tmp_path / "scaling.png")
 
