@@ -85,6 +85,7 @@ void add_run_command(CLI::App& cli, Runner& run) {
           if (!given) return;
           set(*given);
           c.file_keys.erase(key);
+          c.flag_keys.insert(key);
         };
         flag(o->n, "n", [&](int v) { p.n = v; });
         flag(o->mode, "mode", [&](const std::string& v) { p.mode = core::from_string<core::Mode>(v); });   // names checked by CLI11 above

@@ -263,6 +263,12 @@ void finalize_config(JobConfig& c) {
     throw ExitError(kUsage, "boards mode stores every solution, up to N = " + std::to_string(kMaxBoardsN) + "; " +
                                 size.str() + " (use count mode)");
   }
+  // `boards = class` of a count job was ignored without a word (a count file, no board stored).
+  // A job file's boards job counted with --mode count is what was asked: its board set goes.
+  if (!p.boards_mode() && p.boards == core::BoardSet::classes &&
+      !(c.file_keys.count("boards") && c.flag_keys.count("mode")))
+    throw ExitError(kUsage, given("boards", "class") + " is for boards mode, and this job counts (mode count): " +
+                                "give --mode boards to store the boards, or leave the board set out");
   if (!p.boards_mode()) p.boards = core::BoardSet::all;
   check_interval(c.progress_interval, "--progress-interval", kMaxProgressInterval);
   check_interval(c.checkpoint_interval, "--checkpoint-interval", kMaxCheckpointInterval);

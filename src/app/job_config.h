@@ -26,6 +26,7 @@ struct JobConfig {
   std::string time_limit;           // for slurm/submit only
   std::string job_file;             // the file these settings came from, if any
   std::set<std::string> file_keys;  // the keys whose values are the job file's (no flag over them)
+  std::set<std::string> flag_keys;  // the keys given as flags (over the file's, if any)
   std::optional<std::string> status_file;   // run --status-file: where rank 0 records the end
 };
 

@@ -130,6 +130,8 @@ def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_pr
     # Empty paths (an unset shell variable): --out fell back to the default file, merge's ended
     # in "store::commit: : No such file or directory" (exit 4).
     (["run", "--n", "8", "--out", ""], "--out is empty: give a file path"),
+    # a count file was written without a word (session 46)
+    (["run", "--n", "8", "--boards", "class"], "--boards class is for boards mode, and this job counts (mode count)"),
     (["merge", "", "x.h5"], "OUT is empty: give a file path"),
     (["merge", "m.h5", ""], "SHARD is empty: give a file path"),
     (["info", ""], "FILE is empty: give a file path"),

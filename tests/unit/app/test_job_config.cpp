@@ -147,10 +147,13 @@ TEST(JobConfig, FinalizeFillsTheDefaultOutputFromTheParameters) {
   EXPECT_EQ(c.out, "mine.h5");
 }
 
-TEST(JobConfig, CountModeIgnoresTheBoardSetSoEqualJobsHaveEqualParameters) {
+TEST(JobConfig, CountModeDropsTheBoardSetOfABoardsJobFileCountedSoEqualJobsHaveEqualParameters) {
   JobConfig a, b;
   a.params.n = b.params.n = 8;
-  b.params.boards = core::BoardSet::classes;   // e.g. `boards = "class"` left in a count job file
+  b.params.boards = core::BoardSet::classes;   // a boards job file's `boards = "class"`, run with --mode count
+  b.job_file = "j.toml";
+  b.file_keys = {"n", "boards"};
+  b.flag_keys = {"mode"};
   app::finalize_config(a);
   app::finalize_config(b);
   EXPECT_EQ(a.params, b.params);
@@ -158,6 +161,20 @@ TEST(JobConfig, CountModeIgnoresTheBoardSetSoEqualJobsHaveEqualParameters) {
   b.params.boards = core::BoardSet::classes;
   app::finalize_config(b);
   EXPECT_EQ(b.params.boards, core::BoardSet::classes);
+}
+
+TEST(JobConfig, TheClassBoardSetOfACountJobIsAUsageError) {
+  // `run --n 8 --boards class` wrote a count file without a word (no board stored).
+  JobConfig c;
+  c.params.n = 8;
+  c.params.boards = core::BoardSet::classes;
+  EXPECT_EQ(finalize_error(c), "--boards class is for boards mode, and this job counts (mode count): give --mode "
+                               "boards to store the boards, or leave the board set out");
+  c.job_file = "j.toml";   // both from the job file: `boards = "class"` in a count job file
+  c.file_keys = {"n", "boards"};
+  EXPECT_NE(finalize_error(c).find("boards class (key 'boards' of job file j.toml) is for boards mode"), std::string::npos);
+  c.params.boards = core::BoardSet::all;   // the default set, given or not, says nothing
+  app::finalize_config(c);
 }
 
 TEST(JobConfig, FinalizeRefusesJobsThatCannotRun) {
