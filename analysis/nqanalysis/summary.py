@@ -80,17 +80,26 @@ def summary_rows(rf):
         rt = f"1 x {threads} = {threads}"
     else:   # (it said ranks x threads computed: the master computes none of the units)
         rt = f"{ranks} x {threads}, {compute_threads(ranks, threads)} computing (rank 0 is the master)"
+    whole_count = None if status == "?" else (a.get("status") == "complete" and sc == 1)
+    # A shard's units are its share of the job's (a complete shard showed 1134/3402).
+    done, ut, si = rf.int_attr("units_done"), rf.int_attr("units_total"), rf.int_attr("shard_index")
+    depth = f"depth {a.get('depth', '?')}"
+    if sc > 1 and None not in (done, ut, si):
+        units = f"{done}/{len(range(si, ut, sc))} of shard {si}/{sc} ({ut} in the job, {depth})"
+    else:
+        units = f"{a.get('units_done', '?')}/{a.get('units_total', '?')} ({depth})"
     rate = (total / wall) if (total is not None and isinstance(wall, (int, float)) and wall > 0) else None
     return [
         ("N", str(a.get("n", "?"))),
         ("mode", mode),
         ("status", status),
         ("total", f"{total:,}" if total is not None else "?"),
-        ("unique", f"{unique:,}" if unique is not None else "?"),
+        # (a partial file or a shard holds no unique count: the whole job's classes; `info` says -)
+        ("unique", "-" if whole_count is False else f"{unique:,}" if unique is not None else "?"),
         ("known match", known_match(rf)),
         ("wall time", human_seconds(wall) if isinstance(wall, (int, float)) else "?"),
         ("ranks x threads", rt),
-        ("units", f"{a.get('units_done', '?')}/{a.get('units_total', '?')} (depth {a.get('depth', '?')})"),
+        ("units", units),
         ("solutions/s", human_rate(rate) if rate is not None else "?"),
         ("program", f"{a.get('program_version', '?')} ({a.get('git_commit', '?')})"),
     ]

@@ -70,3 +70,21 @@ def test_summary_help_and_usage():
     assert r.rc == 0 and "usage: nqanalyze summary" in r.out
     r = nq("summary")
     assert r.rc == 2 and len(r.err.strip().splitlines()) == 1
+
+
+def test_summary_of_a_shard_or_a_partial_file_gives_its_share_of_units_and_no_unique(tmp_path):
+    """A complete shard showed `1134/3402` units, as if unfinished, and a partial file or a
+    shard `unique 0`: neither holds the whole job's classes (nqueens info shows -)."""
+    import make_fixture
+    shard, partial = str(tmp_path / "s1.h5"), str(tmp_path / "p.h5")
+    make_fixture.make_result(shard, 9, shard=(1, 3))
+    make_fixture.make_result(partial, 9, partial=5)
+    r = nq("summary", shard, partial)
+    assert r.rc == 0, r
+    rows = {ln[:16].strip(): ln[16:] for ln in r.out.splitlines()[2:]}
+    with h5py.File(shard, "r") as f:
+        done, total_units, depth = int(f.attrs["units_done"]), int(f.attrs["units_total"]), f.attrs["depth"]
+    assert done == len(range(1, total_units, 3))
+    assert f"{done}/{done} of shard 1/3 ({total_units} in the job, depth {depth})" in rows["units"], r.out
+    assert rows["unique"].split() == ["-", "-"], r.out
+    assert rows["status"].split()[:3] == ["complete,", "shard", "1/3"], r.out
