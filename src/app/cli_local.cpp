@@ -95,14 +95,20 @@ std::vector<core::WorkUnit> units_of_rank(const core::UnitPlan& plan, std::uint6
   return mine;
 }
 
+// The parameters of a count of `plan` (count mode), for the estimates that go by a job's.
+core::JobParams count_job(const core::UnitPlan& plan) {
+  core::JobParams params;
+  params.n = plan.n();
+  params.depth = plan.depth();
+  params.symmetry = plan.symmetry();
+  return params;
+}
+
 // Counts `units` of `plan` (a plan of `units_total`) on `threads` threads; a progress line on
 // stderr every 2 s when `label` is set.
 core::PlanTotals count_with_progress(const core::UnitPlan& plan, const std::vector<core::WorkUnit>& units,
                                      std::uint64_t units_total, int threads, const std::optional<std::string>& label) {
-  core::JobParams params;   // count mode
-  params.n = plan.n();
-  params.depth = plan.depth();
-  params.symmetry = plan.symmetry();
+  const core::JobParams params = count_job(plan);
   ProgressState state;
   const double share = static_cast<double>(units.size()) / static_cast<double>(std::max<std::uint64_t>(units_total, 1));
   expect_totals(state, params, units_total, share);
@@ -153,13 +159,7 @@ int count_units_here(const CountOptions& o) {
     // Rank 0's progress stands for the job's (the shares are dealt alike).
     const auto label = o.quiet || rank != 0 ? std::nullopt
                                             : std::optional<std::string>(ranks > 1 ? "count, rank 0's share" : "count");
-    if (rank == 0 && !o.quiet) {
-      core::JobParams params;   // count mode
-      params.n = plan->n();
-      params.depth = plan->depth();
-      params.symmetry = plan->symmetry();
-      note_long_count(std::cerr, params, units_total, all_threads, time_nodes_here);
-    }
+    if (rank == 0 && !o.quiet) note_long_count(std::cerr, count_job(*plan), units_total, all_threads, time_nodes_here);
     const auto units = units_of_rank(*plan, units_total, rank, ranks);
     core::PlanTotals totals = count_with_progress(*plan, units, units_total, threads, label);
     if (mpi) {
