@@ -80,7 +80,8 @@ def summary_rows(rf):
         rt = f"1 x {threads} = {threads}"
     else:   # (it said ranks x threads computed: the master computes none of the units)
         rt = f"{ranks} x {threads}, {compute_threads(ranks, threads)} computing (rank 0 is the master)"
-    whole_count = None if status == "?" else (a.get("status") == "complete" and sc == 1)
+    # A partial file or a shard holds no unique count (the whole job's classes): `info` says -.
+    no_unique = sc > 1 or a.get("status", "complete") != "complete"
     # A shard's units are its share of the job's (a complete shard showed 1134/3402).
     done, ut, si = rf.int_attr("units_done"), rf.int_attr("units_total"), rf.int_attr("shard_index")
     depth = f"depth {a.get('depth', '?')}"
@@ -94,8 +95,7 @@ def summary_rows(rf):
         ("mode", mode),
         ("status", status),
         ("total", f"{total:,}" if total is not None else "?"),
-        # (a partial file or a shard holds no unique count: the whole job's classes; `info` says -)
-        ("unique", "-" if whole_count is False else f"{unique:,}" if unique is not None else "?"),
+        ("unique", "-" if no_unique else f"{unique:,}" if unique is not None else "?"),
         ("known match", known_match(rf)),
         ("wall time", human_seconds(wall) if isinstance(wall, (int, float)) else "?"),
         ("ranks x threads", rt),
