@@ -775,6 +775,7 @@ int dry_run(JobConfig config) {
                 << " s for it (--lock-wait)";
     std::cout << "\n";
   }
+  flush_stdout();   // before stderr's line flushes it (cerr is tied to cout): a failure keeps its reason
   std::cerr << "nqueens: nothing was run or written (--dry-run)\n";
   return kOk;
 }

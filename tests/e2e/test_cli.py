@@ -214,13 +214,14 @@ def test_output_that_cannot_be_written_is_an_io_error_not_success(workdir):
     out = workdir / "r.h5"
     for args in (["solve", 8], ["solve", 10, "--all", "--format", "columns"], ["count", 12],
                  ["run", "--n", 10, "--out", out], ["info", out], ["check", out, "--quiet"], ["--help"], ["--version"],
-                 ["run", "--help"]):
+                 ["run", "--help"], ["run", "--n", 10, "--out", workdir / "dry.h5", "--dry-run"]):
         with open("/dev/full", "w") as full:
             p = subprocess.run(command(args), env=env(None, uses_mpi(args, None)), stdout=full,
                                stderr=subprocess.PIPE, text=True, timeout=120)
         assert p.returncode == EXIT["io"], (args, p.stderr)
-        # (with its reason: `solve --all` and `check` write as they go, and keep the reason of
-        # their first failed write, which the last flush no longer knows)
+        # (with its reason: `solve --all` and `check` write as they go, and a dry run's line on
+        # stderr flushes stdout first; they keep the reason of their first failed write, which the
+        # last flush no longer knows)
         assert "nqueens: error: cannot write the output to stdout: No space left on device\n" in p.stderr, (args, p.stderr)
         assert p.stderr.count("cannot write the output") == 1, (args, p.stderr)
     assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
