@@ -2,8 +2,8 @@
 // dynamically (several batches in flight per worker), checks every returned batch and passes
 // it to MasterHooks (the app journals it). Every other rank is a worker with compute threads.
 // The master waits with MPI_Iprobe and short sleeps, so it costs a few % of a core (about 10 µs
-// a unit), not 100 %. With one rank, the master computes itself. runtime.cpp is the only place that includes
-// <mpi.h>.
+// a unit), not 100 %. With one rank, the master computes itself. runtime.cpp is the only place
+// that includes <mpi.h>.
 //
 // Failures end the job, never hang it:
 //   - a worker whose computation throws tells the master (rank, host, unit); the master stops
