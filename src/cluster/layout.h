@@ -9,8 +9,9 @@
 //      used: on a shared node they may belong to another job.
 //   2. The master needs a few % of a core (7 % at N = 19, docs/operations.md), so CPUs that
 //      only the master may use go to the worker ranks, one at a time in rank order. With
-//      `mpirun -n 2` (master bound to core 0, worker to core 1) the worker runs on both cores. The master itself may run on the whole pool (it
-//      compresses the result file on all of them at the end, when the workers are idle).
+//      `mpirun -n 2` (master bound to core 0, worker to core 1) the worker runs on both cores.
+//      The master itself may run on the whole pool (it compresses the result file on all of
+//      them at the end, when the workers are idle).
 //   3. A worker's default thread count is its share of its CPUs: each CPU counts 1/k for the k
 //      workers that may use it (unbound ranks share the whole pool; bound ranks own theirs).
 //   4. When the pool is smaller than the node (its online CPUs, or the CPUs Slurm allocated to
