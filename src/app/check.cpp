@@ -342,6 +342,8 @@ int check_units(const CheckOptions& given, const cluster::MpiSession& mpi) {
   const int threads = o.threads ? o.threads : mpi.default_threads();
   const std::uint64_t all_threads = mpi.sum_over_ranks({static_cast<std::uint64_t>(threads)})[0];
   if (mpi.rank() == 0) {
+    if (const auto w = o.threads ? mpi.threads_warning(o.threads) : std::nullopt)
+      std::cerr << "nqueens: warning: " << *w << "\n";
     std::cout << "check    " << o.file << ": N = " << p.n << ", " << core::to_string(p.mode) << " mode, depth " << p.depth
               << ", symmetry " << core::to_string(p.symmetry)
               << (p.shard.whole() ? "" : ", shard " + core::to_string(p.shard)) << "; "

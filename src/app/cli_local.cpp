@@ -13,6 +13,7 @@
 #include "app/progress.h"
 #include "app/rank_share.h"
 #include "app/report.h"
+#include "cluster/layout.h"
 #include "cluster/runtime.h"
 #include "core/known_counts.h"
 #include "core/parallel.h"
@@ -153,6 +154,9 @@ int count_units_here(const CountOptions& o) {
   } catch (...) {
     return rank == 0 ? report_current_exception() : describe_current_exception().code;
   }
+  if (rank == 0 && o.threads)
+    if (const auto w = mpi ? mpi->threads_warning(o.threads) : cluster::oversubscription_warning(1, o.threads, core::usable_cpus()))
+      std::cerr << "nqueens: warning: " << *w << "\n";
   int code = kOk;
   try {   // an error from here on, on one of several ranks, ends all of them: the others would wait
     const auto start = std::chrono::steady_clock::now();

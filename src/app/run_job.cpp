@@ -799,6 +799,8 @@ RunEnd run_job(const std::function<JobConfig()>& job, const cluster::MpiSession&
     JobConfig config = job();
     finalize_config(config);
     status_file = config.status_file;
+    if (const auto w = config.threads ? mpi.threads_warning(config.threads) : std::nullopt)
+      std::cerr << "nqueens: warning: " << *w << "\n";
     session.emplace(std::move(config), mpi, mpi.host_list());
     spec = session->prepare();
   } catch (const AlreadyComplete& done) {

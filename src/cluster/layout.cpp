@@ -50,4 +50,16 @@ NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus) {
   return out;
 }
 
+std::optional<std::string> oversubscription_warning(int ranks, int threads, int cpus) {
+  const long long all = static_cast<long long>(ranks) * threads;
+  if (ranks < 1 || cpus < 1 || all <= cpus) return std::nullopt;
+  return std::to_string(all) + " compute threads (--threads " + std::to_string(threads) +
+         (ranks > 1 ? " on each of " + std::to_string(ranks) + " computing ranks" : std::string()) + ") on the " +
+         std::to_string(cpus) +
+         " CPU(s) the job may use here: threads beyond the CPUs only take turns on them, which adds no speed, "
+         "only overhead. " +
+         (ranks > cpus ? "Start at most " + std::to_string(cpus) + " computing rank(s) here, with --threads 1"
+                       : std::string("Leave --threads out: each rank then starts its share of the CPUs"));
+}
+
 }  // namespace nq::cluster

@@ -16,6 +16,9 @@
 //      workers that may use it (unbound ranks share the whole pool; bound ranks own theirs).
 //   4. When the pool is smaller than the node (its online CPUs, or the CPUs Slurm allocated to
 //      the job on it), the others stay idle: warn once with the fix.
+//   5. (oversubscription_warning) A --threads T given to `ranks` computing ranks of a node that
+//      may use `cpus` CPUs there, with ranks x T > cpus: the threads take turns on the CPUs,
+//      which only adds overhead: warn, naming the default.
 #pragma once
 #include <bitset>
 #include <optional>
@@ -42,5 +45,9 @@ struct NodeLayout {
 // `ranks`: the node's ranks in rank order. `node_cpus`: the node's online CPUs, or the CPUs
 // the batch system allocated to the job there (SLURM_CPUS_ON_NODE) when known.
 NodeLayout plan_node(const std::vector<RankCpus>& ranks, int node_cpus);
+
+// Rule 5, without the host name: `ranks` computing ranks each told to start `threads` threads
+// (--threads), on a node where they may use `cpus` CPUs (their pool).
+std::optional<std::string> oversubscription_warning(int ranks, int threads, int cpus);
 
 }  // namespace nq::cluster

@@ -13,6 +13,7 @@
 #include <iostream>
 #include <limits>
 #include <list>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -279,7 +280,7 @@ int node_cpus() {
 
 }  // namespace
 
-MpiSession::MpiSession(Ranks roles) {
+MpiSession::MpiSession(Ranks roles) : roles_(roles) {
   int provided = 0;
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   if (provided < MPI_THREAD_FUNNELED) throw std::runtime_error("cluster: MPI lacks MPI_THREAD_FUNNELED");
@@ -318,6 +319,8 @@ MpiSession::MpiSession(Ranks roles) {
   if (layout.masks[node_rank] != mine) set_affinity(layout.masks[node_rank]);
   default_threads_ = std::max(1, layout.threads[node_rank]);
   if (node_rank == 0 && layout.warning) warning_ = "on host " + host_ + ": " + *layout.warning;
+  rank_pools_.resize(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+  check_mpi(MPI_Gather(&layout.pool, 1, MPI_INT, rank_pools_.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
@@ -340,6 +343,19 @@ std::vector<std::string> MpiSession::gather_warnings() const {
   for (auto& w : gather_strings(warning_, rank_, size_, 1024, false))
     if (!w.empty()) out.push_back(std::move(w));
   return out;
+}
+
+std::optional<std::string> MpiSession::threads_warning(int threads) const {
+  std::map<std::string, std::pair<int, int>> hosts;   // host: its computing ranks, their pool
+  for (int r = 0; r < static_cast<int>(rank_pools_.size()); ++r)
+    if (roles_ == Ranks::peers || size_ == 1 || r != 0) {
+      auto& [ranks, pool] = hosts[host_of(r)];
+      ++ranks;
+      pool = rank_pools_[static_cast<std::size_t>(r)];
+    }
+  for (const auto& [host, node] : hosts)
+    if (auto w = oversubscription_warning(node.first, threads, node.second)) return "on host " + host + ": " + *w;
+  return std::nullopt;
 }
 
 void cancel_job(const MpiSession& mpi) {

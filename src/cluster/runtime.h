@@ -64,6 +64,10 @@ class MpiSession {
   const std::string& host_of(int rank) const { return rank_hosts_.at(static_cast<std::size_t>(rank)); }
   // The layout warnings of all nodes, on rank 0 (collective: call on every rank).
   std::vector<std::string> gather_warnings() const;
+  // On rank 0 (not collective): a warning, naming the host, when `threads` (a --threads given)
+  // started by every computing rank of a node exceed the CPUs its ranks may use there
+  // (cluster/layout.h rule 5); the first such node.
+  std::optional<std::string> threads_warning(int threads) const;
   // Ends every rank of the job at once with `code` (MPI_Abort); for a job that cannot finish
   // cleanly (a rank that does not answer, an exception on one rank).
   [[noreturn]] void abort(int code) const;
@@ -88,6 +92,8 @@ class MpiSession {
   int default_threads_ = 1;
   std::string host_;
   std::vector<std::string> rank_hosts_;   // host of every rank
+  std::vector<int> rank_pools_;           // on rank 0: the CPUs the ranks of each rank's node may use
+  Ranks roles_ = Ranks::master_and_workers;
   std::string warning_;
 };
 

@@ -102,6 +102,32 @@ def test_count_under_mpirun_shares_the_units_among_the_ranks_and_rank_0_alone_pr
         assert p.stderr.count("nqueens: error: --depth 9 exceeds N = 8\n") == 1, p.stderr
 
 
+def test_more_threads_than_the_cpus_are_warned_about_with_the_fix(workdir):
+    """`--threads` beyond the CPUs the job may use only take turns on them (session 46: `count 17
+    --threads 1000` on 2 CPUs ran 4x slower, without a word). `count`, `run` and `check` now warn,
+    once, naming the threads, the CPUs and the fix, and still run. One CPU by taskset for one
+    process; under mpirun, every rank told to start as many threads as this process may use CPUs."""
+    one_cpu = ["taskset", "-c", str(min(os.sched_getaffinity(0)))]
+    out = workdir / "r.h5"
+    for args in (["count", 10], ["run", "--n", 10, "--out", out, "--force"], ["check", out, "--quiet"]):
+        p = subprocess.run(one_cpu + command(args + ["--threads", 2]), env=env(None, uses_mpi(args, None)),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, (args, p.stderr)
+        assert p.stderr.count("compute threads (--threads") == 1, (args, p.stderr)   # (run: and the layout's)
+        assert re.search(r"warning: (on host \S+: )?2 compute threads \(--threads 2\) on the 1 CPU\(s\) the job may use "
+                         r"here: .* Leave --threads out: each rank then starts its share of the CPUs\n", p.stderr), (args, p.stderr)
+        p = subprocess.run(one_cpu + command(args + ["--threads", 1]), env=env(None, uses_mpi(args, None)),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and "compute threads (--threads" not in p.stderr, (args, p.stderr)   # one a CPU
+    mine = len(os.sched_getaffinity(0))
+    for args, computing in ((["count", 10], 3), (["run", "--n", 10, "--out", out, "--force"], 2)):
+        p = run(args + ["--threads", mine], ranks=3, check=0)
+        assert p.stderr.count("compute threads (--threads") == 1, (args, p.stderr)
+        assert re.search(rf"warning: on host \S+: {computing * mine} compute threads \(--threads {mine} on each of "
+                         rf"{computing} computing ranks\) on the \d+ CPU\(s\)", p.stderr), (args, p.stderr)
+    assert attrs(out)["status"] == "complete" and attrs(out)["total"] == KNOWN[10]["total"]
+
+
 @pytest.mark.parametrize("args,needle", [
     (["count", "abc"], "abc"),
     (["count", "0"], "1 to 32"),

@@ -71,3 +71,22 @@ TEST(Layout, ASingleProcessComputesWithItsMask) {
   EXPECT_EQ(l.threads[0], 3);
   EXPECT_TRUE(l.warning);   // taskset-limited: 5 CPUs of the node stay idle
 }
+
+TEST(Layout, MoreThreadsThanTheNodesCpusWarnWithTheFix) {
+  EXPECT_FALSE(oversubscription_warning(1, 2, 2));    // one thread a CPU
+  EXPECT_FALSE(oversubscription_warning(3, 2, 64));
+  EXPECT_FALSE(oversubscription_warning(0, 8, 2));    // no computing rank here
+  const auto one = oversubscription_warning(1, 1000, 2);   // `count 17 --threads 1000` on 2 CPUs
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->rfind("1000 compute threads (--threads 1000) on the 2 CPU(s)", 0), 0u) << *one;
+  EXPECT_NE(one->find("Leave --threads out"), std::string::npos) << *one;
+  const auto many = oversubscription_warning(3, 2, 4);   // 3 workers x 2 threads on 4 CPUs
+  ASSERT_TRUE(many);
+  EXPECT_EQ(many->rfind("6 compute threads (--threads 2 on each of 3 computing ranks) on the 4 CPU(s)", 0), 0u) << *many;
+  EXPECT_NE(many->find("Leave --threads out"), std::string::npos) << *many;
+  // More ranks than CPUs: the default (one thread a rank at least) cannot help; fewer ranks can.
+  const auto ranks = oversubscription_warning(3, 1, 2);
+  ASSERT_TRUE(ranks);
+  EXPECT_NE(ranks->find("Start at most 2 computing rank(s) here, with --threads 1"), std::string::npos) << *ranks;
+  EXPECT_EQ(oversubscription_warning(2, 1 << 30, 1)->rfind("2147483648 compute threads", 0), 0u);   // no int overflow
+}
