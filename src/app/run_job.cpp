@@ -725,24 +725,27 @@ int dry_run(JobConfig config) {
       return true;
     }
   }();
-  print_run_needs(std::cout, p, units, config.out, resumes_journal ? journal_bytes : 0);
   // What a resume skips, where the compute line has an estimate to take it off: the journal's
   // units (read without its lock: a run may hold it), else those of a partial count result
-  // (which the run adopts: judge_partial let it through).
+  // (which the run adopts: judge_partial let it through). A journal the run resumes is read
+  // whole, estimate or not: one damaged before its last record is refused as the run refuses it.
   std::optional<DoneWork> done_work;
-  if (!plan_nodes_unknown(p)) {
-    const auto add = [&](const store::UnitRecord& r) { done_work->add(r); };
-    if (resumes_journal) {
-      if (journal_bytes > 256e6)   // ~2.5 M records, ~0.3 s warm; seconds to minutes beyond
-        std::cerr << "nqueens: reading the journal " << journal << " (" << gigabytes(journal_bytes)
-                  << ") for the units a resume skips\n";
-      done_work.emplace(units, "the journal");
-      store::Journal::read_records(journal, key, add);
-    } else if (!config.force && previous && previous->status == store::Status::partial && previous->units_done) {
-      done_work.emplace(units, config.out + "'s units");
-      store::ResultReader(config.out).for_each_unit(add);
-    }
+  const bool estimated = !plan_nodes_unknown(p);
+  const auto add = [&](const store::UnitRecord& r) {
+    if (done_work) done_work->add(r);
+  };
+  if (resumes_journal) {
+    if (journal_bytes > 256e6)   // ~2.5 M records, ~0.3 s warm; seconds to minutes beyond
+      std::cerr << "nqueens: reading the journal " << journal << " (" << gigabytes(journal_bytes)
+                << ") for the units a resume skips\n";
+    if (estimated) done_work.emplace(units, "the journal");
+    store::Journal::read_records(journal, key, add);
+  } else if (estimated && !config.force && previous && previous->status == store::Status::partial &&
+             previous->units_done) {
+    done_work.emplace(units, config.out + "'s units");
+    store::ResultReader(config.out).for_each_unit(add);
   }
+  print_run_needs(std::cout, p, units, config.out, resumes_journal ? journal_bytes : 0);
   print_compute_need(std::cout, p, units, time_nodes_here, done_work);
   std::cout << "output   ";
   if (done) {

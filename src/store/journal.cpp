@@ -291,6 +291,34 @@ Walked walk_valid_records(int fd, const std::string& path, std::uint64_t off, co
   return {off, end};
 }
 
+// The bad record at `off` (before the file's `end`) is harmless only if nothing valid follows it:
+// a write torn by a crash. Else throws CorruptJournal: the journal is damaged before its last
+// record. Tries where the bad record's own length says the next record starts, then every later
+// magic.
+void throw_if_damaged_inside(int fd, const std::string& path, std::uint64_t off, std::uint64_t end,
+                             const JournalKey& key) {
+  FileWindow file(fd, path);
+  std::vector<std::uint8_t> payload;
+  bool valid_after = false;
+  std::uint8_t head[8];
+  if (pread_exact(fd, head, 8, off, path)) {
+    const std::uint64_t next = off + kFrame + get_u32(head + 4);
+    valid_after = next < end && probe(file, next, end, key, payload).has_value();
+  }
+  std::vector<std::uint8_t> block;
+  for (std::uint64_t pos = off + 1; !valid_after && pos + 4 <= end;) {
+    const std::uint64_t n = std::min<std::uint64_t>(kBufferLimit, end - pos);
+    block.resize(static_cast<std::size_t>(n));
+    if (!pread_exact(fd, block.data(), block.size(), pos, path)) break;
+    for (std::size_t i = 0; i + 4 <= block.size() && !valid_after; ++i)
+      if (get_u32(block.data() + i) == kRecordMagic) valid_after = probe(file, pos + i, end, key, payload).has_value();
+    pos += n - 3;   // overlap: a magic may straddle two blocks (n >= 4 here)
+  }
+  if (valid_after)
+    throw CorruptJournal("store::journal: " + path + ": corrupt record at byte offset " + std::to_string(off) +
+                         " followed by valid records");
+}
+
 // The header of the journal open at fd: checked against `key` (ParameterMismatch, CorruptJournal
 // as Journal's constructor says). Returns the offset of the first record.
 std::uint64_t read_journal_header(int fd, const std::string& path, const JournalKey& key) {
@@ -452,7 +480,8 @@ void Journal::read_records(const std::string& path, const JournalKey& key, const
                            const core::StopFn& stop) {
   const fs::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) throw CorruptJournal("store::journal: cannot open " + path + ": " + fs::errno_text(errno));
-  walk_valid_records(fd.get(), path, read_journal_header(fd.get(), path, key), key, stop, on_record);
+  const auto [off, end] = walk_valid_records(fd.get(), path, read_journal_header(fd.get(), path, key), key, stop, on_record);
+  if (off < end) throw_if_damaged_inside(fd.get(), path, off, end, key);   // (a torn tail: a resume cuts it off)
 }
 
 void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
@@ -462,29 +491,7 @@ void Journal::scan(const core::StopFn& stop, const RecoveredFn& on_recovered) {
     ++recovered_count_;
   });
   if (off < end) {
-    // A bad record: harmless only if nothing valid follows it (a write torn by a crash).
-    // Try where its own length says the next record starts, then every later magic.
-    FileWindow file(fd_, path_);
-    std::vector<std::uint8_t> payload;
-    bool valid_after = false;
-    std::uint8_t head[8];
-    if (pread_exact(fd_, head, 8, off, path_)) {
-      const std::uint64_t next = off + kFrame + get_u32(head + 4);
-      valid_after = next < end && probe(file, next, end, key_, payload).has_value();
-    }
-    std::vector<std::uint8_t> block;
-    for (std::uint64_t pos = off + 1; !valid_after && pos + 4 <= end;) {
-      const std::uint64_t n = std::min<std::uint64_t>(kBufferLimit, end - pos);
-      block.resize(static_cast<std::size_t>(n));
-      if (!pread_exact(fd_, block.data(), block.size(), pos, path_)) break;
-      for (std::size_t i = 0; i + 4 <= block.size() && !valid_after; ++i)
-        if (get_u32(block.data() + i) == kRecordMagic)
-          valid_after = probe(file, pos + i, end, key_, payload).has_value();
-      pos += n - 3;   // overlap: a magic may straddle two blocks (n >= 4 here)
-    }
-    if (valid_after)
-      throw CorruptJournal("store::journal: " + path_ + ": corrupt record at byte offset " + std::to_string(off) +
-                           " followed by valid records");
+    throw_if_damaged_inside(fd_, path_, off, end, key_);   // else a write torn by a crash: cut it off
     if (::ftruncate(fd_, static_cast<off_t>(off)) != 0 || ::fsync(fd_) != 0)
       throw WriteError("store::journal: cannot cut the torn tail of " + path_ + ": " + fs::errno_text(errno));
     dropped_tail_bytes_ = end - off;

@@ -1,7 +1,7 @@
 """The restart journal damaged on disk: a torn tail (a record cut short, a garbled last record,
 garbage after the last record) is cut off and its unit recomputed, with exact final counts; a
-record damaged in the middle (or a damaged header) stops the run with exit 3, a message naming
-the journal, and the journal and the previous result file left untouched."""
+record damaged in the middle (or a damaged header) stops the run, and its dry run, with exit 3, a
+message naming the journal, and the journal and the previous result file left untouched."""
 import shutil
 
 import pytest
@@ -38,6 +38,9 @@ def damaged(pristine, workdir):
 
 
 def rerun_recovers(ref, out, dropped_bytes, resumed):
+    digest = sha256(journal_of(out))
+    run(args(out) + ["--dry-run"], check=0)   # a torn tail: the dry run lets it through, and cuts nothing
+    assert sha256(journal_of(out)) == digest
     p = run(args(out), check=0)
     assert f"dropped a torn last record ({dropped_bytes} bytes); that unit is recomputed" in p.stderr, p.stderr
     assert resumed_units(p.stderr) == resumed
@@ -76,10 +79,13 @@ def test_garbage_after_the_last_record_is_dropped(damaged, rng):
 def assert_refused_untouched(out, j, needle):
     journal_digest, file_digest = sha256(journal_of(out)), sha256(out)
     before = readable_result(out)
-    p = run(args(out))
-    assert p.returncode == EXIT["bad_input"], p.stderr
-    assert str(journal_of(out)) in p.stderr and needle in p.stderr, p.stderr
-    assert "internal error" not in p.stderr
+    # The dry run refuses it as the run does (it let a record damaged in the middle through: exit 0,
+    # "the run resumes", and `slurm/submit` queued a job that failed at its start).
+    for dry in (["--dry-run"], []):
+        p = run(args(out) + dry)
+        assert p.returncode == EXIT["bad_input"], (dry, p.stderr)
+        assert str(journal_of(out)) in p.stderr and needle in p.stderr, (dry, p.stderr)
+        assert "internal error" not in p.stderr
     assert sha256(journal_of(out)) == journal_digest   # the journal is left as it was
     assert sha256(out) == file_digest                  # and no result (with a wrong count) was written
     assert readable_result(out) == before and before["status"] == "partial"
