@@ -31,9 +31,8 @@ Reported describe_current_exception(const std::string& where) {
   } catch (const nq::store::NotAResultFile& e) {
     out << error << e.what() << "\n";
     return {kBadInput, out.str()};
-  } catch (const nq::store::CorruptJournal& e) {
-    out << error << e.what()
-        << "\n(the journal is damaged before its last record: move it away to recompute those units)\n";
+  } catch (const nq::store::CorruptJournal& e) {   // (its text says what to do)
+    out << error << e.what() << "\n";
     return {kBadInput, out.str()};
   } catch (const nq::store::WriteError& e) {
     out << error << e.what() << "\n";

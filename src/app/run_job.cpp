@@ -708,13 +708,15 @@ int dry_run(JobConfig config) {
   const core::UnitPlan plan(p.n, p.depth, p.symmetry);
   const std::uint64_t units = checked_plan_units(plan, p, planned_run_cost(p.shard.count), {});
   const std::string journal = config.out + ".journal";
+  // A journal the run would resume must be this job's (an empty file is not a journal); --force
+  // discards another job's.
+  const bool has_journal = store::Journal::exists_at(journal);
   std::error_code ec;
-  const std::uintmax_t size = fs::is_regular_file(journal, ec) ? fs::file_size(journal, ec) : 0;
+  const std::uintmax_t size = has_journal ? fs::file_size(journal, ec) : 0;
   const double journal_bytes = ec ? 0 : static_cast<double>(size);
-  // A journal the run would resume must be this job's; --force discards another job's.
   const store::JournalKey key{p, units, kProgramVersion};
-  if (journal_bytes > 0 && !config.force) store::Journal::check_key(journal, key);
-  const bool resumes_journal = journal_bytes > 0 && (!config.force || store::Journal::is_of(journal, key));
+  if (has_journal && !config.force) store::Journal::check_key(journal, key);
+  const bool resumes_journal = has_journal && (!config.force || store::Journal::is_of(journal, key));
   // A run of this job under way holds the journal: the run is refused unless it waits (--force too).
   const bool locked = [&] {
     try {
@@ -757,7 +759,6 @@ int dry_run(JobConfig config) {
                 << with_commas(previous->units_done) << " units done"
                 << (previous->status == store::Status::complete ? ", total " + core::to_decimal(previous->total) : "")
                 << ")";
-    const bool has_journal = journal_bytes > 0;
     const std::string journal_text = journal + " (" + gigabytes(journal_bytes) + ")";
     if (resumes_journal) {
       std::cout << "; its journal " << journal_text << " holds finished units" << (config.force ? " of this job" : "")

@@ -316,14 +316,16 @@ void throw_if_damaged_inside(int fd, const std::string& path, std::uint64_t off,
   }
   if (valid_after)
     throw CorruptJournal("store::journal: " + path + ": corrupt record at byte offset " + std::to_string(off) +
-                         " followed by valid records");
+                         " followed by valid records\n(the journal is damaged before its last record: move it away "
+                         "to recompute those units)");
 }
 
 // The header of the journal open at fd: checked against `key` (ParameterMismatch, CorruptJournal
 // as Journal's constructor says). Returns the offset of the first record.
 std::uint64_t read_journal_header(int fd, const std::string& path, const JournalKey& key) {
   auto not_journal = [&](const std::string& why) {
-    throw CorruptJournal("store::journal: not an nqueens journal: " + path + " (" + why + ")");
+    throw CorruptJournal("store::journal: not an nqueens journal: " + path + " (" + why +
+                         ")\n(no unit in it can be resumed: move it away, or pass --force to discard it)");
   };
   std::uint8_t head[16];
   if (!pread_exact(fd, head, sizeof head, 0, path)) not_journal("too short");
@@ -368,7 +370,7 @@ Journal::Journal(const std::string& path, const JournalKey& key, const core::Sto
   if (key.params.n < 1 || key.params.n > core::kMaxN)
     throw std::invalid_argument("store::journal: board size " + std::to_string(key.params.n) + " is outside 1.." +
                                 std::to_string(core::kMaxN));
-  if (fs::is_directory(path_)) throw WriteError("store::journal: " + path_ + ": is a directory");
+  exists_at(path_);
   open_locked(open);
   try {
     read_header(key);
@@ -463,6 +465,15 @@ void Journal::check_not_in_use(const std::string& path) {
     return;
   }
   ::flock(fd.get(), LOCK_UN);
+}
+
+bool Journal::exists_at(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;   // (a dangling symlink: the run creates its target)
+  if (S_ISREG(st.st_mode)) return true;
+  throw WriteError("store::journal: " + path +
+                   (S_ISDIR(st.st_mode) ? ": is a directory"
+                                        : ": is not a regular file (a FIFO, socket or device): move it away"));
 }
 
 bool Journal::is_of(const std::string& path, const JournalKey& key) {

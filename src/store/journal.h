@@ -89,6 +89,10 @@ class Journal {
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
 
+  // Whether something is at PATH, where a journal would be: false if nothing; true for a regular
+  // file (or a symlink to one); WriteError for a directory, a FIFO, a socket or a device, which a
+  // run never reads as a journal nor removes. The constructor's first check; `run --dry-run`'s.
+  static bool exists_at(const std::string& path);
   // Reads the header of the journal at PATH, taking no lock and changing nothing, and throws as
   // the constructor would for it and `key` (ParameterMismatch, CorruptJournal): `run --dry-run`
   // says so before a job is queued.

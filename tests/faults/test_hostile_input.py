@@ -227,14 +227,27 @@ def test_output_paths_that_cannot_be_written(files, workdir):
     cases.append((jdir, EXIT["io"]))
     jfifo = workdir / "jf.h5"
     os.mkfifo(str(jfifo) + ".journal")                            # the journal path is a FIFO
-    cases.append((jfifo, EXIT["bad_input"]))
+    cases.append((jfifo, EXIT["io"]))
     jbad = workdir / "jb.h5"
     Path(str(jbad) + ".journal").write_bytes(b"not a journal at all")
     cases.append((jbad, EXIT["bad_input"]))
+    jempty = workdir / "je.h5"
+    Path(str(jempty) + ".journal").write_bytes(b"")                # an empty file: not a journal either
+    cases.append((jempty, EXIT["bad_input"]))
     for out, code in cases:
         p = run(["run", "--n", 8, "--out", out], timeout=60)
         injected("run: unwritable --out")
         assert_clean_error(p, {code})
+    # What the journal's path holds: the dry run refuses it as the run does (it said "the run
+    # computes every unit" for an empty file, and the run read a FIFO as a damaged journal).
+    for out, code, says in ((jdir, EXIT["io"], "is a directory"),
+                            (jfifo, EXIT["io"], "is not a regular file (a FIFO, socket or device): move it away"),
+                            (jbad, EXIT["bad_input"], "not an nqueens journal"),
+                            (jempty, EXIT["bad_input"], "(no unit in it can be resumed: move it away, or pass --force")):
+        for dry in (["--dry-run"], []):
+            p = run(["run", "--n", 8, "--out", out] + dry, timeout=60)
+            assert p.returncode == code and f"{out}.journal" in p.stderr and says in p.stderr, (out, dry, p.stderr)
+            assert "damaged before its last record" not in p.stderr, p.stderr
 
 
 @pytest.mark.parametrize("flags,needle", [
