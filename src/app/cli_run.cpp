@@ -148,24 +148,15 @@ void add_info_command(CLI::App& cli, Runner& run) {
       row("mode", core::to_string(p.mode) + (p.boards_mode() ? " (" + core::boards_stored(p) + ")" : ""));
       row("total", core::to_decimal(i.total));
       const bool whole_result = i.status == store::Status::complete && p.shard.whole();
+      const CountsNow now = counts_now(i);   // the file may be edited: unique and matches said again
       std::string unique = whole_result ? core::to_decimal(i.unique) : "-";
-      if (whole_result) {   // said again from total, P and R (Burnside), as `matches` below: the file may be edited
-        std::string burnside;
-        try {
-          const core::Total from = core::unique_from_burnside(p.n, i.total, {i.rot180_fixed, i.rot90_fixed});
-          if (from != i.unique) burnside = "Burnside gives " + core::to_decimal(from) + " from total, P and R";
-        } catch (const core::IntegrityError& e) {
-          burnside = e.what();
-        }
-        if (!burnside.empty()) unique += " (" + burnside + ": the file was changed after it was written)";
-      }
+      if (!now.burnside.empty()) unique += " (" + now.burnside + ": the file was changed after it was written)";
       row("unique", unique);
       row("P, R", std::to_string(i.rot180_fixed) + ", " + std::to_string(i.rot90_fixed));
       row("published", i.known_total >= 0 ? std::to_string(i.known_total) + " / " + std::to_string(i.known_unique) : "none");
       std::string matches = core::to_string(i.matches_known);
-      if (whole_result)   // said again from the counts: the file may be edited
-        if (const auto now = core::known_match(p.n, i.total, i.unique); now != i.matches_known)
-          matches = core::to_string(now) + " (the file says " + matches + ": it was changed after it was written)";
+      if (now.matches != i.matches_known)
+        matches = core::to_string(now.matches) + " (the file says " + matches + ": it was changed after it was written)";
       row("matches", matches);
       row("units", std::to_string(i.units_done) + " of " + std::to_string(i.units_total) +
                        (p.shard.whole() ? "" : " (shard " + core::to_string(p.shard) + ")"));

@@ -189,7 +189,16 @@ int merge_shards(const std::string& given_out, const std::vector<std::string>& s
   for (const auto& h : hosts) info.hosts += (info.hosts.empty() ? "" : ",") + h;
   info.params.shard = core::Shard{};
   const UnitSource units = table.units(plan);
-  if (!(digest_of(units) == stored))
+  const UnitDigest planned = [&] {
+    try {
+      return digest_of(units);
+    } catch (const UnitTable::PlanTooShort& e) {   // units_total or depth changed after the shards were written
+      throw ExitError(kBadInput, std::string("merge: the shards' units do not fit their plan: ") + e.what() +
+                                     "; their units_total (" + std::to_string(first.units_total) +
+                                     ") or depth is not their plan's: a shard file was changed after it was written");
+    }
+  }();
+  if (!(planned == stored))
     throw ExitError(kRefused, "merge: the shards' units are not those of " + this_programs_plan(plan) +
                                   ": their placements or multiplicities differ; merge them with the nqueens that ran them (" +
                                   first.program_version + ", commit " + first.git_commit + ")");

@@ -72,6 +72,18 @@ void remove_stale_temp_files(const std::string& out) {
   }
 }
 
+CountsNow counts_now(const store::RunInfo& i) {
+  if (i.status != store::Status::complete || !i.params.shard.whole()) return {{}, i.matches_known};
+  CountsNow now{{}, core::known_match(i.params.n, i.total, i.unique)};
+  try {
+    const core::Total from = core::unique_from_burnside(i.params.n, i.total, {i.rot180_fixed, i.rot90_fixed});
+    if (from != i.unique) now.burnside = "Burnside gives " + core::to_decimal(from) + " from total, P and R";
+  } catch (const core::IntegrityError& e) {
+    now.burnside = e.what();
+  }
+  return now;
+}
+
 void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_job, const core::StopFn& stop) {
   info.units_done = units.count;
   core::Total total = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 #include "app/unit_table.h"
 #include "core/boards.h"
+#include "core/known_counts.h"
 #include "core/stop.h"
 #include "store/journal.h"
 #include "store/result_file.h"
@@ -39,6 +40,17 @@ void remove_stale_temp_files(const std::string& out);
 // fails) and matches_known. A shard or a partial run gets unique = 0 and matches_known =
 // "unknown". The Burnside search (seconds from N = 24 on) polls `stop` (core::Interrupted).
 void finalize_totals(store::RunInfo& info, const UnitSource& units, bool whole_job, const core::StopFn& stop = {});
+
+// A complete whole job's counts said again from themselves, as a file may be edited after it was
+// written: `burnside` says why its unique count does not follow from total, P and R (empty if it
+// does), and `matches` is the published table's verdict on its total and unique now. A shard or a
+// partial file: nothing to say (empty, and the file's matches_known). `info` shows them; a run
+// with --skip-complete takes a result as done only where they agree.
+struct CountsNow {
+  std::string burnside;
+  core::KnownMatch matches = core::KnownMatch::unknown;
+};
+CountsNow counts_now(const store::RunInfo& info);
 
 // Boards in pieces: boards (k*n), class sizes (k or empty), unit ids (k).
 using BoardSink = std::function<void(std::span<const std::uint8_t>, std::span<const std::uint8_t>,

@@ -150,6 +150,23 @@ void require_writable_directory(const std::string& out) {
                                   "): " + std::strerror(errno) + "; give --out a path where you can write");
 }
 
+// Why the complete result `complete` is not the verified result of the job of `p`, or nullopt:
+// it has other parameters, or its counts (said again from themselves: the file may be edited)
+// contradict the published table or Burnside.
+std::optional<std::string> not_this_jobs(const core::JobParams& p, const store::RunInfo& complete) {
+  if (const auto diffs = core::differences(complete.params, p); !diffs.empty())
+    return "of other parameters (" + core::describe(diffs, "there", "here") + ")";
+  const CountsNow now = counts_now(complete);
+  if (!now.burnside.empty()) return "its counts disagree (" + now.burnside + ")";
+  if (now.matches == core::KnownMatch::mismatch) return "it contradicts the published counts";
+  return std::nullopt;
+}
+
+core::JobParams with_depth(core::JobParams p, int depth) {
+  p.depth = depth;
+  return p;
+}
+
 // OUT as it stands before a run, judged as the run judges it: nullopt where there is none.
 // Throws ExitError where OUT is a directory or its directory cannot be written (kIoError), is not
 // an nqueens result file, or holds a complete result that neither --force (recompute it) nor
@@ -165,10 +182,14 @@ std::optional<store::RunInfo> previous_result(const JobConfig& c) {
     return std::nullopt;
   }
   auto previous = read_result_info(c.out);   // throws ExitError(kRefused) if foreign
-  if (previous.status == store::Status::complete && !c.force && !c.skip_complete)
-    throw ExitError(kRefused, c.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
-                                  ", total " + core::to_decimal(previous.total) +
-                                  "); pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
+  if (previous.status == store::Status::complete && !c.force && !c.skip_complete) {
+    const std::string said = c.out + " already holds a complete result (N = " + std::to_string(previous.params.n) +
+                             ", total " + core::to_decimal(previous.total) + ")";
+    // --skip-complete offered only where it would take the result (the depth, if not given, as the file's)
+    if (const auto why = not_this_jobs(c.params.depth ? c.params : with_depth(c.params, previous.params.depth), previous))
+      throw ExitError(kRefused, said + ", but " + *why + ": pass --force to replace it, or choose another --out");
+    throw ExitError(kRefused, said + "; pass --force to recompute it, --skip-complete to take it as done, or choose another --out");
+  }
   if (!(previous.status == store::Status::complete && c.skip_complete)) require_writable_directory(c.out);   // else done
   return previous;
 }
@@ -176,15 +197,10 @@ std::optional<store::RunInfo> previous_result(const JobConfig& c) {
 // --skip-complete and OUT `complete`, the parameters final (the depth chosen): throws
 // AlreadyComplete for this job's verified result, ExitError(kRefused) for any other.
 [[noreturn]] void judge_complete(const JobConfig& c, const store::RunInfo& complete) {
-  const auto diffs = core::differences(complete.params, c.params);
-  if (!diffs.empty()) {
-    throw ExitError(kRefused, c.out + " already holds a complete result of other parameters (" +
-                                  core::describe(diffs, "there", "here") +
-                                  "); --skip-complete takes only this job's as done: choose another --out");
-  }
-  if (complete.matches_known == core::KnownMatch::mismatch)
-    throw ExitError(kRefused, c.out + " holds a complete result of this job that contradicts the published counts "
-                                  "(matches_known = no): --skip-complete does not take it as done; pass --force to recompute it");
+  if (const auto why = not_this_jobs(c.params, complete))
+    throw ExitError(kRefused, c.out + " already holds a complete result, but " + *why +
+                                  ": --skip-complete takes only this job's verified result as done; choose another "
+                                  "--out, or pass --force to replace it");
   throw AlreadyComplete{c.out + " already holds the complete result of this job (total " +
                         core::to_decimal(complete.total) + "): nothing to do (--skip-complete)"};
 }
@@ -362,7 +378,8 @@ proto::JobSpec MasterSession::prepare_files() {
               << (c_.force ? " (--force keeps this job's finished units: remove the journal to recompute them)" : "")
               << "\n";
   } else if (partial_ && partial_->units_done) {   // judge_partial let only a count job's through
-    std::cerr << "nqueens: resuming from " << c_.out << ", whose journal was gone: " << adopt_partial_units() << " of "
+    const std::uint64_t adopted = adopt_partial_units();   // (before the line: it may refuse the file)
+    std::cerr << "nqueens: resuming from " << c_.out << ", whose journal was gone: " << adopted << " of "
               << units_in_shard_ << " units already done, now in a new " << journal_path << "\n";
   }
   const fs::path dir = fs::absolute(out, ec).parent_path();

@@ -75,8 +75,8 @@ UnitSource UnitTable::units(const core::UnitPlan& plan) const {
               --left;
             }
             if (left)
-              throw std::logic_error("UnitTable: " + std::to_string(left) + " done units are past the end of the plan (N = " +
-                                     std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ")");
+              throw PlanTooShort(std::to_string(left) + " done units are past the end of the plan (N = " +
+                                 std::to_string(plan.n()) + ", depth " + std::to_string(plan.depth()) + ")");
           }};
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 #include "core/job_params.h"
@@ -92,8 +93,12 @@ class UnitTable {
   // The solutions of the board the done units stand for (multiplicity x solutions, as added).
   core::Total solutions() const { return solutions_; }
   // The done units, their placement and multiplicity from `plan` (the table's plan: a plan of
-  // fewer units is a std::logic_error).
+  // fewer units, as an edited file's depth gives `merge`, is PlanTooShort when visited).
   UnitSource units(const core::UnitPlan& plan) const;
+  class PlanTooShort : public std::runtime_error {
+   public:
+    using std::runtime_error::runtime_error;
+  };
 
  private:
   std::uint64_t slot(std::uint64_t id) const { return id / static_cast<std::uint64_t>(shard_.count); }

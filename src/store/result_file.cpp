@@ -892,6 +892,12 @@ struct ResultReader::Impl {
       h5::raise(site, "units_done = " + std::to_string(info.units_done) + " is more than the " +
                           std::to_string(jp.shard.size(info.units_total)) + " units of its shard (units_total = " +
                           std::to_string(info.units_total) + ")");
+    if (info.status == Status::complete && info.units_done != jp.shard.size(info.units_total))
+      h5::raise(site, "status is complete, but units_done = " + std::to_string(info.units_done) +
+                          (jp.shard.whole() ? " of units_total = " + std::to_string(info.units_total)
+                                            : " of the " + std::to_string(jp.shard.size(info.units_total)) +
+                                                  " units of its shard (units_total = " +
+                                                  std::to_string(info.units_total) + ")"));
 
     const auto w = static_cast<hsize_t>(info.params.n);
     if (h5::check(H5Lexists(root, "units", H5P_DEFAULT), site, "open /units") == 0) h5::raise(site, "missing group /units");

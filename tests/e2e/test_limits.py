@@ -184,7 +184,7 @@ def test_a_dry_run_judges_what_is_at_out_as_the_run_does(workdir):
     before = out.read_bytes()
     for extra, code, said in [
             ([], EXIT["refused"], f"{out} already holds a complete result (N = 10, total 724); pass --force"),
-            (["--skip-complete", "--depth", 3], EXIT["refused"], "already holds a complete result of other parameters"),
+            (["--skip-complete", "--depth", 3], EXIT["refused"], "already holds a complete result, but of other parameters"),
             (["--skip-complete"], 0, f"{out} already holds the complete result of this job (total 724): nothing to do")]:
         dry = run(args + extra + ["--dry-run"], timeout=60)
         real = run(args + extra, ranks=2, timeout=120)

@@ -264,7 +264,7 @@ def test_a_second_run_of_a_running_job_is_refused_even_with_force(workdir, refer
 @pytest.mark.parametrize("mode, extra, code, said", [
     ("count", [], EXIT["refused"], "already holds a complete result"),
     ("count", ["--skip-complete"], EXIT["ok"], "already holds the complete result of this job"),
-    ("boards", ["--skip-complete"], EXIT["refused"], "complete result of other parameters (mode is 'count' there, 'boards' here"),
+    ("boards", ["--skip-complete"], EXIT["refused"], "complete result, but of other parameters (mode is 'count' there, 'boards' here"),
 ], ids=["plain", "skip-complete", "skip-complete-other-job"])
 def test_a_run_that_starts_as_the_job_finishes_is_refused_once_the_file_is_complete(workdir, reference, mode, extra,
                                                                                    code, said):

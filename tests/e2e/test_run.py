@@ -238,7 +238,7 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     assert f"{out} already holds the complete result of this job (total 724): nothing to do" in p.stderr, p.stderr
     assert out.read_bytes() == before and status.read_text() == "0 0\n"
     p = run(["run", "--n", 10, "--depth", 3, "--out", out, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
-    assert "complete result of other parameters (depth is 6 there, 3 here)" in p.stderr, p.stderr
+    assert "complete result, but of other parameters (depth is 6 there, 3 here)" in p.stderr, p.stderr
     p = run(["run", "--n", 10, "--out", out, "--skip-complete", "--force"], ranks=ranks, check=EXIT["usage"])
     assert out.read_bytes() == before
     fresh = workdir / "f.h5"
@@ -251,6 +251,26 @@ def test_skip_complete_takes_this_jobs_complete_result_as_done_and_nothing_else(
     assert attrs(wrong)["status"] == "complete" and attrs(wrong)["matches_known"] == "no"
     p = run(["run", "--n", 9, "--out", wrong, "--audit", 0, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
     assert "contradicts the published counts" in p.stderr, p.stderr
+    # Without either flag the refusal offers only what works: --skip-complete would refuse it too.
+    p = run(["run", "--n", 9, "--out", wrong, "--audit", 0], ranks=ranks, check=EXIT["refused"])
+    assert "contradicts the published counts: pass --force to replace it" in p.stderr and "--skip-complete" not in p.stderr, p.stderr
+    p = run(["run", "--n", 11, "--out", out], ranks=ranks, check=EXIT["refused"])
+    assert "but of other parameters (n is 10 there, 11 here)" in p.stderr and "--skip-complete" not in p.stderr, p.stderr
+    # A file edited after it was written is judged by its counts, not its word: a total changed
+    # with its companions (Burnside no longer holds; the file still says it matches), or a partial
+    # result marked complete (units_done short of units_total). Both used to be exit 0, "nothing to do".
+    edited, marked = workdir / "e.h5", workdir / "m.h5"
+    shutil.copy(out, edited)
+    with h5py.File(edited, "r+") as f:
+        set_counts(f, total=KNOWN[10]["total"] + 8)
+    p = run(["run", "--n", 10, "--out", edited, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
+    assert "its counts disagree (Burnside gives" in p.stderr, p.stderr
+    shutil.copy(out, marked)
+    with h5py.File(marked, "r+") as f:
+        f.attrs["units_total"] = np.uint64(f.attrs["units_total"] + 1)
+    p = run(["run", "--n", 10, "--out", marked, "--skip-complete"], ranks=ranks, check=EXIT["refused"])
+    assert "status is complete, but units_done = " in p.stderr, p.stderr
+    assert run(["info", marked]).returncode == EXIT["bad_input"]
 
 
 def test_a_result_file_open_for_writing_elsewhere_is_called_busy_not_foreign(workdir):

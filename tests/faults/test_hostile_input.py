@@ -153,6 +153,10 @@ def files(tmp_path_factory):
         ids[0] = 0
         h["units/id"][...] = ids
     f["tampered"] = d / "tampered.h5"
+    shutil.copy(f["good"], d / "shallower.h5")
+    with h5py.File(d / "shallower.h5", "r+") as h:   # depth 2 -> 1: its units lie past the plan's end
+        h.attrs["depth"] = np.array(1, dtype=h.attrs["depth"].dtype)
+    f["shallower"] = d / "shallower.h5"
     f["journal"] = write_file(d / "fake.journal", b"NQJOURNL" + bytes(40))
     return f
 
@@ -178,6 +182,7 @@ def test_info_reads_a_real_result_file(files):
     (["fifo"], EXIT["bad_input"]), (["truncated"], EXIT["bad_input"]), (["forged bare"], EXIT["bad_input"]),
     (["shard0", "foreign"], EXIT["bad_input"]), (["shard0", "tampered"], EXIT["bad_input"]),
     (["shard0", "shard0"], EXIT["refused"]), (["shard0"], EXIT["refused"]), (["shard0", "other"], EXIT["refused"]),
+    (["shallower"], EXIT["bad_input"]),   # was "internal error: UnitTable: ... past the end of the plan", exit 1
 ])
 def test_merge_refuses_hostile_shards(files, workdir, shards, code):
     out = workdir / "merged.h5"
