@@ -112,7 +112,12 @@ void print_compute_need(std::ostream& os, const core::JobParams& p, std::uint64_
 
 void note_long_count(std::ostream& os, const core::JobParams& p, std::uint64_t units, std::uint64_t threads,
                      const std::function<NodeTime()>& timer) {
-  const auto nodes = expected_plan_nodes(p, units);
+  auto nodes = expected_plan_nodes(p, units);
+  // Past the sampled N (until session 47 those counts, the longest, started without a word): the
+  // largest sampled N's nodes, a lower bound.
+  const int below = largest_sampled_n();
+  const bool past = !nodes && below && p.n > below;
+  if (past) nodes = core::sampled_plan_nodes(below, 0);   // (its plan's own units: under 2 % of its nodes)
   const double workers = static_cast<double>(std::max<std::uint64_t>(threads, 1));
   if (!nodes || nodes->nodes * kFastestNodeSeconds / workers < kLongCount) return;
   const double seconds = nodes->nodes * timer().seconds_per_node();
@@ -121,10 +126,13 @@ void note_long_count(std::ostream& os, const core::JobParams& p, std::uint64_t u
   char buf[64];
   if (wall < 2 * 3600) std::snprintf(buf, sizeof buf, "%.0f minutes", wall / 60);
   else if (wall < 3 * 86400) std::snprintf(buf, sizeof buf, "%.1f hours", wall / 3600);
-  else std::snprintf(buf, sizeof buf, "%.1f days", wall / 86400);
+  else if (wall < 3 * 365 * 86400) std::snprintf(buf, sizeof buf, "%.1f days", wall / 86400);
+  else std::snprintf(buf, sizeof buf, "%.0f years", wall / (365.25 * 86400));
   const std::string n = std::to_string(p.n);
-  os << "nqueens: note: this count takes about " << core_time(seconds) << " (about " << buf << " on its "
-     << threads << " thread(s), at the pace timed here), and keeps nothing if it is stopped: `nqueens run --n " << n
+  const std::string about = past ? "more than " : "about ";
+  os << "nqueens: note: this count takes " << (past ? "more than N = " + std::to_string(below) + "'s " : about)
+     << core_time(seconds) << " (" << about << buf << " on its " << threads
+     << " thread(s), at the pace timed here), and keeps nothing if it is stopped: `nqueens run --n " << n
      << "` journals every finished unit and resumes (`nqueens run --n " << n << " --dry-run` plans it)\n";
 }
 

@@ -53,6 +53,12 @@ int smallest_sampled_n() {
 }
 }  // namespace
 
+int largest_sampled_n() {
+  for (int n = core::kMaxN; n >= 1; --n)
+    if (core::sampled_plan_nodes(n, 1)) return n;
+  return 0;
+}
+
 std::optional<std::string> plan_nodes_unknown(const core::JobParams& p) {
   // Boards mode: N = 19 class, the nodes ETA was 0.72-0.88x the time left, the solutions' 1.03-1.19x.
   if (p.boards_mode()) return "in boards mode, storing the boards takes most of the time, not the search";

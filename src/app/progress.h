@@ -41,6 +41,9 @@ std::optional<double> seconds_left(const ProgressState& s);
 // any depth). In boards mode a unit's time also grows with its boards, so its nodes do not say
 // its time.
 std::optional<std::string> plan_nodes_unknown(const core::JobParams& p);
+// The largest N whose plan nodes were sampled (bench/sampled-nodes.txt), 0 if none: each N past
+// it has more nodes than it (several times: 6-8x from one N to the next at N = 19-28).
+int largest_sampled_n();
 // The search nodes of plan `p` (of `plan_units` units, the whole plan's) where they are known
 // (plan_nodes_unknown says when they are not).
 std::optional<core::SampledNodes> expected_plan_nodes(const core::JobParams& p, std::uint64_t plan_units);

@@ -71,6 +71,18 @@ def test_a_count_that_takes_long_says_so_before_it_starts_and_names_run():
         lines.close()
     assert re.search(r"this count takes about [\d,]+ core-hours \(about [\d.]+ (hours|days) on its 2 thread\(s\), "
                      r"at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 24`", lines.text())
+    # Past the sampled N (28), the longest counts of all: the largest sampled N's time, as a lower
+    # bound (they started without a word until session 47).
+    proc = start(["count", 30, "--threads", 2])
+    lines = StderrLines(proc)
+    try:
+        lines.wait_for("nqueens: note: this count takes more than N = 28's ", timeout=120)
+    finally:
+        kill_group(proc)
+        lines.close()
+    assert re.search(r"this count takes more than N = 28's [\d,]+ core-hours \(more than [\d.]+ (days|years) on its 2 "
+                     r"thread\(s\), at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 30`",
+                     lines.text()), lines.text()
     p = run(["count", 14], check=0)
     assert "note" not in p.stderr, p.stderr
 
