@@ -4,8 +4,8 @@ import os
 
 import numpy as np
 
-from .outfiles import replace_together
-from .resultfile import OutputError, ResultFile, UsageError
+from .outfiles import output_dir, replace_together
+from .resultfile import OutputError, ResultFile
 
 CHUNK_ROWS = 1 << 17
 UNIT_CSV_ROWS = 1 << 15   # units.csv rows formatted at once (~1 KB of Python strings each)
@@ -40,15 +40,6 @@ def int_matrix_csv(mat):
         pos += 1
     flat = buf.ravel()
     return flat[flat != 0].tobytes()
-
-
-def _ensure_dir(d):
-    if os.path.exists(d) and not os.path.isdir(d):
-        raise UsageError(f"--csv {d}: exists and is not a directory")
-    try:
-        os.makedirs(d, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create directory {d}: {exc.strerror}") from None
 
 
 def export_units(rf, path, chunk_rows=UNIT_CSV_ROWS):
@@ -116,8 +107,7 @@ def stale_boards(bp, name):
 
 def export(path, csv_dir, out, chunk_rows=CHUNK_ROWS, progress=None):
     stale = None
-    with ResultFile(path, progress) as rf:
-        _ensure_dir(csv_dir)
+    with ResultFile(path, progress, strict=True) as rf, output_dir(csv_dir, "--csv"):
         up = os.path.join(csv_dir, "units.csv")
         bp = os.path.join(csv_dir, "boards.csv")
         # The files first: a reader of stdout that leaves must not cut them short. Both written,

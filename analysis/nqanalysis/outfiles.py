@@ -4,6 +4,39 @@ SIGTERM, Ctrl-C, a full disk) leaves the earlier file, or none, never a truncate
 import contextlib
 import os
 
+from .resultfile import OutputError, UsageError
+
+
+def check_output_dir(path, flag):
+    """An output directory given as `flag` that is a file is a usage error."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: exists and is not a directory")
+
+
+@contextlib.contextmanager
+def output_dir(path, flag):
+    """The output directory of a command (`flag`: the option that names it), created with its
+    missing parents. When the command fails or is interrupted, the directories it created are
+    removed again as long as they are empty: a failed command leaves no empty directory it made
+    (an export of a file it refused left its empty --csv directory), and never removes one that
+    was there before or that holds files."""
+    check_output_dir(path, flag)
+    created, d = [], os.path.abspath(path)
+    while not os.path.lexists(d):   # deepest first
+        created.append(d)
+        d = os.path.dirname(d)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create directory {path}: {exc.strerror or exc}") from None
+    try:
+        yield path
+    except BaseException:
+        for d in created:
+            with contextlib.suppress(OSError):   # (not empty: it holds files, kept)
+                os.rmdir(d)
+        raise
+
 
 @contextlib.contextmanager
 def replace_together(*paths):

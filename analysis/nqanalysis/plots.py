@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt                     # noqa: E402
 
 from . import boards as B                           # noqa: E402
 from . import known as K                            # noqa: E402
-from .outfiles import replace_when_done                 # noqa: E402
+from .outfiles import check_output_dir, output_dir, replace_when_done  # noqa: E402
 from .resultfile import OutputError, ResultFile, UsageError, unit_scheme  # noqa: E402
 
 DPI = 110
@@ -518,14 +518,9 @@ def plot_file(path, out_dir, board_index=None, out=None, progress=None):
     out = out or sys.stdout
     asked = board_index is not None
     board_index = board_index or 0
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise UsageError(f"--out {out_dir}: exists and is not a directory")
+    check_output_dir(out_dir, "--out")   # before the file is read
     written = []
-    with ResultFile(path, progress) as rf:
-        try:
-            os.makedirs(out_dir, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    with ResultFile(path, progress, strict=True) as rf, output_dir(out_dir, "--out"):
         stem = os.path.splitext(rf.name)[0]
         p = lambda what: os.path.join(out_dir, f"{stem}_{what}.png")  # noqa: E731
         board, desc = board_for_plot(rf, board_index)   # a bad --board fails before any plot

@@ -1,6 +1,7 @@
 """Reading nqueens result files (HDF5, format `nqueens-result` version 2, and version 1; the
 schema is the project's docs/file-format.md)."""
 
+import math
 import os
 import stat
 
@@ -80,6 +81,23 @@ BOARD_DATASETS = {"solutions": ("u8", 2), "class_size": ("u8", 1), "unit": ("u64
 EMPTY_ROW = 0xFF   # /units/placement: the row is left to the search
 MAX_N = 32         # the largest board nqueens writes (core::kMaxN)
 
+# The values a numeric root attribute of a kind can hold, and (ATTR_RANGES: low, high; None =
+# the kind's) those a run writes: n a board size, depth 0..n (checked with n), at least one rank
+# and thread, an index below shard_count (checked with it), no negative time, known_total and
+# known_unique -1 where none is published (the uint64 counts are >= 0 by their kind).
+KIND_RANGES = {"i32": (-2 ** 31, 2 ** 31 - 1), "i64": (-2 ** 63, 2 ** 63 - 1), "u64": (0, 2 ** 64 - 1),
+               "f64": (-math.inf, math.inf)}
+ATTR_RANGES = {"n": (1, MAX_N), "depth": (0, None), "ranks": (1, None), "threads": (1, None),
+               "shard_index": (0, None), "shard_count": (1, None), "wall_seconds": (0, None),
+               "known_total": (-1, None), "known_unique": (-1, None)}
+
+
+def shard_size(units_total, index, count):
+    """The units of shard index/count of a job of units_total: the ids i < units_total with
+    i % count == index (len(range(index, units_total, count)), which stops at 2^63)."""
+    return max(0, (units_total - index + count - 1) // count)
+
+
 KIND_DTYPES = {
     "i32": np.dtype("int32"), "i64": np.dtype("int64"), "u8": np.dtype("uint8"),
     "u32": np.dtype("uint32"), "u64": np.dtype("uint64"), "f64": np.dtype("float64"),
@@ -127,9 +145,10 @@ def _norm(value):
 
 
 class ResultFile:
-    """An opened nqueens result file.  Use as a context manager."""
+    """An opened nqueens result file.  Use as a context manager.  strict: refuse a file that no
+    run writes (check_valid), as every command but verify does (which reports what is wrong)."""
 
-    def __init__(self, path, progress=None):
+    def __init__(self, path, progress=None, strict=False):
         self.path = str(path)
         self.progress = progress   # a progress.Progress told of each chunk read, or None
         try:
@@ -173,6 +192,8 @@ class ResultFile:
                                    f"{self.attrs.get('format_version')!r} (this program reads "
                                    f"{' and '.join(map(str, READABLE_VERSIONS))})")
             self._open_every_object(self.h5, "")
+            if strict:
+                self.check_valid()
         except BaseException:
             self.h5.close()
             raise
@@ -213,8 +234,59 @@ class ResultFile:
         v = self.attrs.get(name)
         try:
             return int(v)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):   # (not a number, NaN, inf)
             return default
+
+    def value_problems(self):
+        """The numeric root attributes whose values no run writes, as [(attribute, text)]: not
+        a number of the schema's kind (a string, an array, a float for an integer, NaN, inf),
+        outside its kind or what a run writes (ATTR_RANGES: n not a board size, no ranks, a
+        negative wall_seconds, ...), depth above n, shard_index not below shard_count, more
+        units_done than the shard has units of units_total, or other than them in a complete
+        file (nqueens refuses such a file too: docs/file-format.md). Missing attributes are not
+        among them (verify lists them; board_size needs n). The one place these are checked:
+        verify fails each, the other commands refuse the file with the first (check_valid)."""
+        probs, ok = [], {}
+        for name, kind in root_attrs(self.format_version).items():
+            if kind == "str" or name not in self.attrs:
+                continue
+            v = self.attrs[name]
+            lo, hi = KIND_RANGES[kind]
+            least, most = ATTR_RANGES.get(name, (None, None))
+            lo, hi = lo if least is None else least, hi if most is None else most
+            if isinstance(v, bool) or not isinstance(v, int if kind != "f64" else (int, float)):
+                fits = False   # (a string, an array, a float for an integer)
+            else:
+                fits = lo <= v <= hi and (kind != "f64" or math.isfinite(v))
+            if fits:
+                ok[name] = v
+            elif name == "n":
+                probs.append((name, f"n = {v!r} is not a board size (1..{MAX_N})"))
+            elif kind == "f64":
+                probs.append((name, f"{name} = {v!r} is not a finite number >= {lo:g}"))
+            else:
+                probs.append((name, f"{name} = {v!r} is not an integer in {lo}..{hi}"))
+        # the values that depend on others, where those are right (a missing shard_index and
+        # shard_count: 0 and 1, the whole job)
+        if "n" in ok and ok.get("depth", 0) > ok["n"]:
+            probs.append(("depth", f"depth = {ok.pop('depth')} is outside 0..n = {ok['n']}"))
+        sc = ok.get("shard_count", 1)
+        if ok.get("shard_index", 0) >= sc:
+            probs.append(("shard_index", f"shard_index = {ok.pop('shard_index')} is outside "
+                                         f"0..shard_count-1 = {sc - 1}"))
+        si = ok.get("shard_index", 0)
+        shard_known = all(k in ok or k not in self.attrs for k in ("shard_index", "shard_count"))
+        if shard_known and "units_done" in ok and "units_total" in ok:
+            done, ut = ok["units_done"], ok["units_total"]
+            units = shard_size(ut, si, sc)
+            whose = "its job" if sc == 1 else f"shard {si}/{sc}"
+            if done > units:
+                probs.append(("units_done", f"units_done = {done} is more than the {units} units "
+                                            f"of {whose} (units_total = {ut})"))
+            elif done != units and self.get("status") == "complete":
+                probs.append(("units_done", f"units_done = {done} in a complete file, but "
+                                            f"{whose} has {units} units (units_total = {ut})"))
+        return probs
 
     @property
     def format_version(self):
@@ -260,11 +332,29 @@ class ResultFile:
 
     def board_size(self):
         """n, for the commands that compute with it; BadFileError unless it is 1..MAX_N."""
-        n = self.int_attr("n")
-        if n is None or not 1 <= n <= MAX_N or isinstance(self.attrs.get("n"), (str, float)):
-            raise BadFileError(f"{self.path}: root attribute n = {self.attrs.get('n')!r} is not a board "
-                               f"size (1..{MAX_N})")
-        return n
+        if "n" not in self.attrs:
+            raise BadFileError(f"{self.path}: root attribute n is missing, so the file has no "
+                               f"board size (1..{MAX_N})")
+        for name, text in self.value_problems():
+            if name == "n":
+                raise BadFileError(f"{self.path}: root attribute {text}")
+        return self.attrs["n"]
+
+    def check_valid(self):
+        """For the commands that take the file for a result (all but verify, which reports
+        what is wrong with it; ResultFile(strict=True)): BadFileError (exit 3) naming the file
+        and its first problem, a root attribute value no run writes (value_problems), no board
+        size, /units datasets that disagree, units_done other than the rows of /units, or a
+        boards file whose /boards datasets are missing or disagree."""
+        for _, text in self.value_problems():
+            raise BadFileError(f"{self.path}: root attribute {text}")
+        rows = self.unit_rows()
+        done = self.attrs.get("units_done")
+        if done is not None and done != rows:
+            raise BadFileError(f"{self.path}: root attribute units_done = {done}, but /units holds "
+                               f"{rows} units")
+        if self.mode == "boards":
+            self.board_rows()
 
     @property
     def mode(self):
@@ -325,6 +415,26 @@ class ResultFile:
         if ds["placement"].shape[1] != n:
             raise BadFileError(f"{self.path}: /units/placement has shape "
                                f"{ds['placement'].shape}, expected (units, n) = ({rows}, {n})")
+        return rows
+
+    def board_rows(self):
+        """The number of /boards rows of a boards file, after checking that the group and the
+        datasets of its board set (class_size for class) are there and agree in shape
+        (BadFileError if not)."""
+        if not isinstance(self.h5.get("boards"), h5py.Group):
+            raise BadFileError(f"{self.path}: mode is boards but group /boards is missing")
+        names = ["solutions", "unit"] + (["class_size"] if self.boards_stored == "class" else [])
+        ds = {k: self.dataset(f"/boards/{k}") for k in names}
+        rows = ds["solutions"].shape[0] if ds["solutions"].ndim else 0
+        for k in names:
+            rank = BOARD_DATASETS[k][1]
+            if ds[k].ndim != rank or ds[k].shape[0] != rows:
+                raise BadFileError(f"{self.path}: /boards/{k} has shape {ds[k].shape}, expected "
+                                   f"{rows} rows (as /boards/solutions) of rank {rank}")
+        n = self.board_size()
+        if ds["solutions"].shape[1] != n:
+            raise BadFileError(f"{self.path}: /boards/solutions has shape "
+                               f"{ds['solutions'].shape}, expected (boards, n) = ({rows}, {n})")
         return rows
 
     def iter_units(self, chunk_rows=None, fields=None):

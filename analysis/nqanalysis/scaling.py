@@ -5,7 +5,8 @@ import sys
 
 import numpy as np
 
-from .resultfile import NQError, OutputError, ResultFile, UsageError, compute_threads
+from .outfiles import check_output_dir, output_dir
+from .resultfile import NQError, OutputError, ResultFile, compute_threads
 from .summary import human_rate, human_seconds, print_table
 
 
@@ -23,7 +24,7 @@ def collect(paths, err):
     runs, code = [], 0
     for p in paths:
         try:
-            with ResultFile(p) as rf:
+            with ResultFile(p, strict=True) as rf:
                 a = rf.attrs
                 if a.get("status") != "complete" or rf.is_sharded:
                     why = "partial" if a.get("status") != "complete" else "a shard"
@@ -109,8 +110,7 @@ def plot_scaling(runs, groups, path):
 def scaling(paths, out_dir, out=None, err=None):
     out = out or sys.stdout
     err = err or sys.stderr
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise UsageError(f"--out {out_dir}: exists and is not a directory")
+    check_output_dir(out_dir, "--out")   # before the files are read
     runs, code = collect(paths, err)
     if not runs:
         raise NQError("no complete result files to compare") if code == 0 else \
@@ -123,11 +123,8 @@ def scaling(paths, out_dir, out=None, err=None):
              human_rate(r["total"] / r["wall"]) if r["wall"] > 0 else "?"] for r in runs]
     print_table(["file", "N", "job", "ranks x threads", "workers", "wall", "unit cpu",
                  "speedup", "efficiency", "solutions/s"], rows, out)
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
-    path = plot_scaling(runs, groups, os.path.join(out_dir, "scaling.png"))
+    with output_dir(out_dir, "--out"):
+        path = plot_scaling(runs, groups, os.path.join(out_dir, "scaling.png"))
     print(path, file=out)
     return code
 

@@ -3,7 +3,7 @@
 import sys
 
 from .known import lookup
-from .resultfile import NQError, ResultFile, compute_threads
+from .resultfile import NQError, ResultFile, compute_threads, shard_size
 
 
 def human_seconds(s):
@@ -86,7 +86,7 @@ def summary_rows(rf):
     done, ut, si = rf.int_attr("units_done"), rf.int_attr("units_total"), rf.int_attr("shard_index")
     depth = f"depth {a.get('depth', '?')}"
     if sc > 1 and None not in (done, ut, si):
-        units = f"{done}/{len(range(si, ut, sc))} of shard {si}/{sc} ({ut} in the job, {depth})"
+        units = f"{done}/{shard_size(ut, si, sc)} of shard {si}/{sc} ({ut} in the job, {depth})"
     else:
         units = f"{a.get('units_done', '?')}/{a.get('units_total', '?')} ({depth})"
     rate = (total / wall) if (total is not None and isinstance(wall, (int, float)) and wall > 0) else None
@@ -121,7 +121,7 @@ def summary(paths, out=None, err=None):
     columns, names, code = [], [], 0
     for p in paths:
         try:
-            with ResultFile(p) as rf:
+            with ResultFile(p, strict=True) as rf:
                 columns.append(summary_rows(rf))
                 names.append(rf.name)
         except NQError as exc:

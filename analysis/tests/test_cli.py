@@ -118,29 +118,79 @@ def test_every_command_reads_a_damaged_attribute_message_as_a_damaged_file(runs,
         assert "internal error" not in r.err, (cmd, r)
 
 
+def refused_by_all_but_verify(path, tmp_path, wanted, verify_says=None):
+    """Every command but verify refuses the file at once: exit 3, one line naming the file and
+    `wanted`, nothing written; verify fails it, exit 1, saying `verify_says` (default `wanted`)
+    in a failed check, as README.md says."""
+    for cmd, r in every_command(path, tmp_path):
+        assert "internal error" not in r.err, (cmd, r)
+        if cmd == "verify":
+            assert r.rc == 1 and "RESULT: FAIL" in r.out, r
+            fails = r.out.split("RESULT:")[0]
+            assert (verify_says or wanted) in fails, r
+            continue
+        assert r.rc == 3 and r.out == "", (cmd, r)
+        first = r.err.splitlines()[0]
+        assert first.startswith(f"nqanalyze {cmd}: {path}: ") and wanted in first, (cmd, wanted, r)
+        # (scaling adds "no readable complete result files")
+        assert len(r.err.splitlines()) == (2 if cmd == "scaling" else 1), (cmd, r)
+    assert not (tmp_path / "pl").exists() and not (tmp_path / "ex").exists()
+
+
 @pytest.mark.parametrize("n", ["twelve", np.uint64(2**63), np.int64(-1), np.uint32(0), np.uint32(33),
-                               np.array([10, 10], dtype="u4"), None], ids=repr)
-def test_plot_and_export_refuse_a_board_size_they_cannot_use(runs, tmp_path, n):
-    # Each used to end in an internal error (TypeError, OverflowError, ValueError).
+                               np.array([10, 10], dtype="u4"), np.float64(10), None], ids=repr)
+def test_every_command_refuses_a_board_size_it_cannot_use(runs, tmp_path, n):
+    # plot and export ended in an internal error (TypeError, OverflowError, ValueError); then they
+    # refused the file, but summary printed "N 0 ... status complete" (or "N ?"), exit 0, and
+    # scaling compared it, exit 0.
     path = copy_file(runs["count10"], tmp_path, "n.h5")
     with h5py.File(path, "r+") as f:
         if n is None:
             del f.attrs["n"]
         else:
             f.attrs["n"] = n
-    for cmd in ["plot", "export"]:
-        r = nq(cmd, path, *[a.format(tmp=tmp_path) for a in COMMANDS[cmd]])
-        assert r.rc == 3 and "is not a board size (1..32)" in r.err, (cmd, r)
+    if n is None:
+        refused_by_all_but_verify(path, tmp_path, "root attribute n is missing", "root attributes missing: n")
+    else:
+        refused_by_all_but_verify(path, tmp_path, "is not a board size (1..32)")
 
 
-def test_plot_and_export_refuse_unit_datasets_of_different_lengths(runs, tmp_path):
+def test_every_command_refuses_unit_datasets_of_different_lengths(runs, tmp_path):
+    # (summary and scaling read such a file as fine, exit 0)
     path = copy_file(runs["count10"], tmp_path, "short.h5")
     with h5py.File(path, "r+") as f:
         del f["units/solutions"]
         f["units"].create_dataset("solutions", data=np.zeros(3, dtype="u8"))
-    for cmd in ["plot", "export"]:
-        r = nq(cmd, path, *[a.format(tmp=tmp_path) for a in COMMANDS[cmd]])
-        assert r.rc == 3 and "/units/solutions has shape (3,)" in r.err, (cmd, r)
+    refused_by_all_but_verify(path, tmp_path, "/units/solutions has")
+
+
+@pytest.mark.parametrize("name, value", [
+    ("units_total", 2**64 - 1),   # verify: OverflowError
+    ("wall_seconds", float("nan")), ("wall_seconds", float("inf")),   # summary, scaling: ValueError
+    ("wall_seconds", -1.0), ("ranks", 0),
+    ("threads", 0),   # scaling: ZeroDivisionError
+    ("depth", 11), ("shard_index", 1), ("shard_count", 0), ("known_total", -2),
+    ("units_done", None),   # one more than units_total: set below
+], ids=lambda v: repr(v) if isinstance(v, (int, float)) else v)
+def test_every_command_refuses_a_numeric_attribute_no_run_writes(runs, tmp_path, name, value):
+    # Each value in the attribute's own type (as an edit with h5py keeps it). Before: internal
+    # errors, or summary, scaling, plot and export took the value for real (a wall time of -1 s).
+    path = copy_file(runs["count10"], tmp_path, "value.h5")
+    with h5py.File(path, "r+") as f:
+        if name == "units_done":
+            value = int(f.attrs["units_total"]) + 1
+        f.attrs.create(name, np.array(value, dtype=f.attrs[name].dtype))
+    refused_by_all_but_verify(path, tmp_path, f"{name} = {value!r}")
+
+
+@pytest.mark.parametrize("which", ["boards_all8", "boards_class8"])
+@pytest.mark.parametrize("gone", ["boards", "boards/unit", "boards/solutions"])
+def test_every_command_refuses_a_boards_file_without_its_boards(runs, tmp_path, which, gone):
+    # With /boards deleted, export wrote units.csv alone and summary showed the file, exit 0.
+    path = copy_file(runs[which], tmp_path, "noboards.h5")
+    with h5py.File(path, "r+") as f:
+        del f[gone]
+    refused_by_all_but_verify(path, tmp_path, "/" + gone)
 
 
 def test_verify_with_a_published_table_it_cannot_read_is_a_usage_error(runs, tmp_path):

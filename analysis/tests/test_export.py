@@ -134,3 +134,40 @@ def test_export_placement_layout(tmp_path):
         raw = f["/units/placement"][...]
     got = np.array([[255 if v == "" else int(v) for v in row[1:9]] for row in rows])
     assert np.array_equal(got, raw)
+
+
+def test_a_failed_export_leaves_no_directory_it_made(runs, tmp_path):
+    """An export that failed (a refused file) left the --csv directory it had made, empty. A
+    directory it makes is removed again when it fails before writing into it, parents it made
+    too; one that was there before, or that holds files, is left."""
+    bad_n = tmp_path / "n.h5"
+    bad_n.write_bytes(open(runs["count10"], "rb").read())
+    with h5py.File(bad_n, "r+") as f:
+        f.attrs["n"] = np.int32(0)
+    r = nq("export", bad_n, "--csv", tmp_path / "new" / "csv")
+    assert r.rc == 3 and "is not a board size" in r.err, r
+    assert not (tmp_path / "new").exists()
+    # failing after the directory is made: a checksum error in /units/solutions
+    flip = tmp_path / "flip.h5"
+    flip.write_bytes(open(runs["count10"], "rb").read())
+    with h5py.File(flip, "r") as f:
+        off = f["/units/solutions"].id.get_chunk_info(0).byte_offset
+    with open(flip, "r+b") as fh:
+        fh.seek(off + 5)
+        byte = fh.read(1)
+        fh.seek(off + 5)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+    r = nq("export", flip, "--csv", tmp_path / "new" / "csv")
+    assert r.rc == 3 and "cannot read /units/solutions" in r.err, r
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "mine.txt").write_text("mine\n")
+    for d in ("empty", "notes"):
+        assert nq("export", flip, "--csv", tmp_path / d).rc == 3
+    assert (tmp_path / "empty").is_dir() and (tmp_path / "notes" / "mine.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in (tmp_path / "notes").iterdir()) == ["mine.txt"]
+    # plot alike: a --board past N's solutions, found after the directory is made
+    r = nq("plot", runs["count10"], "--out", tmp_path / "new" / "pl", "--board", 724)
+    assert r.rc == 2 and "out of range" in r.err, r
+    assert not (tmp_path / "new").exists()
