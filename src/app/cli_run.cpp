@@ -53,8 +53,10 @@ void add_run_command(CLI::App& cli, Runner& run) {
   cmd->add_option("--audit", o->audit,
                   "share of units (0..1, default 1/64) computed a second time by another worker and compared")
       ->check(number("--audit"));
-  cmd->add_flag("--force", o->force, "recompute every unit and replace the result file at --out: a complete one, or a partial one "
-                "that the run would not resume (other parameters, or a boards job's whose journal is gone)");
+  cmd->add_flag("--force", o->force, "recompute the result and replace the result file at --out: a complete one, or a partial one "
+                "that the run would not resume (other parameters, or a boards job's whose journal is gone); "
+                "another job's journal is discarded, this job's (a stopped --force run's) resumed: remove it to "
+                "recompute those units too");
   cmd->add_flag("--skip-complete", o->skip_complete,
                 "a complete result of this same job already at --out counts as done: exit 0 without running "
                 "(of other parameters: refused, exit 5); slurm/shard.sbatch passes it");
