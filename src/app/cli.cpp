@@ -123,6 +123,16 @@ int run_command_line(int argc, char** argv) {
     if ((command == "count" || command == "solve") && flag_n)
       return usage_error(without_repeated_name(e.what()) + " (" + command + " takes N without --n: nqueens " + command +
                          " 10; see nqueens " + command + " --help)");
+    // `count --bogus`: CLI11 misses N first, but the flag it does not know is what is wrong.
+    if (dynamic_cast<const CLI::RequiredError*>(&e))
+      for (const CLI::App* sub : cli.get_subcommands([&](CLI::App* a) { return a->get_name() == command; }))
+        for (int i = 2; i < argc; ++i) {
+          const std::string_view a = argv[i];
+          if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;   // a value, or a negative number
+          const std::string name(a.substr(0, a.find('=')));
+          if (name != "-h" && name != "--help" && !sub->get_option_no_throw(name))
+            return usage_error("The following argument was not expected: " + name + " (see nqueens " + command + " --help)");
+        }
     return usage_error(without_repeated_name(e.what()) + " (see nqueens --help)");
   }
   int code = kOk;

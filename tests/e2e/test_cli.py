@@ -149,6 +149,10 @@ def test_more_threads_than_the_cpus_are_warned_about_with_the_fix(workdir):
     (["count", "8", "--depth", "9"], "depth 9 exceeds N = 8"),
     (["solve", "8", "--format", "xml"], "xml"),
     (["count", "8", "--bogus"], "--bogus"),
+    # An unknown flag before N (or FILE): CLI11 said only "N is required" (session 47)
+    (["count", "--bogus"], "not expected: --bogus (see nqueens count --help)"),
+    (["solve", "--bogus=3"], "not expected: --bogus (see nqueens solve --help)"),
+    (["check", "--bogus"], "not expected: --bogus (see nqueens check --help)"),
     # Numbers that fail every comparison, or have no end (--out where nothing can be written:
     # a run that got through would fail with exit 4, not 2). A NaN --lock-wait used to be taken,
     # and its wait then spun for ever without polling the stop signals.
