@@ -405,16 +405,23 @@ class ResultFile:
             raise BadFileError(f"{self.path}: group /units is missing")
         if "placement" not in self.h5["units"]:
             raise BadFileError(f"{self.path}: dataset /units/placement is missing")
-        ds = {k: self.dataset(f"/units/{k}") for k in UNIT_DATASETS}
-        rows = ds["id"].shape[0] if ds["id"].ndim else 0
-        for k, (_, rank) in UNIT_DATASETS.items():
+        return self._table_rows("units", {k: rank for k, (_, rank) in UNIT_DATASETS.items()}, "id", "placement",
+                                "units")
+
+    def _table_rows(self, group, ranks, first, wide, what):
+        """The rows of the datasets of /group named in `ranks` (name: rank), after checking that
+        they have the rows of `first` and their rank, and that `wide` has n columns (BadFileError
+        if not); `what` names a row in the message."""
+        ds = {k: self.dataset(f"/{group}/{k}") for k in ranks}
+        rows = ds[first].shape[0] if ds[first].ndim else 0
+        for k, rank in ranks.items():
             if ds[k].ndim != rank or ds[k].shape[0] != rows:
-                raise BadFileError(f"{self.path}: /units/{k} has shape {ds[k].shape}, expected "
-                                   f"{rows} rows (as /units/id) of rank {rank}")
+                raise BadFileError(f"{self.path}: /{group}/{k} has shape {ds[k].shape}, expected "
+                                   f"{rows} rows (as /{group}/{first}) of rank {rank}")
         n = self.board_size()
-        if ds["placement"].shape[1] != n:
-            raise BadFileError(f"{self.path}: /units/placement has shape "
-                               f"{ds['placement'].shape}, expected (units, n) = ({rows}, {n})")
+        if ds[wide].shape[1] != n:
+            raise BadFileError(f"{self.path}: /{group}/{wide} has shape "
+                               f"{ds[wide].shape}, expected ({what}, n) = ({rows}, {n})")
         return rows
 
     def board_rows(self):
@@ -424,18 +431,8 @@ class ResultFile:
         if not isinstance(self.h5.get("boards"), h5py.Group):
             raise BadFileError(f"{self.path}: mode is boards but group /boards is missing")
         names = ["solutions", "unit"] + (["class_size"] if self.boards_stored == "class" else [])
-        ds = {k: self.dataset(f"/boards/{k}") for k in names}
-        rows = ds["solutions"].shape[0] if ds["solutions"].ndim else 0
-        for k in names:
-            rank = BOARD_DATASETS[k][1]
-            if ds[k].ndim != rank or ds[k].shape[0] != rows:
-                raise BadFileError(f"{self.path}: /boards/{k} has shape {ds[k].shape}, expected "
-                                   f"{rows} rows (as /boards/solutions) of rank {rank}")
-        n = self.board_size()
-        if ds["solutions"].shape[1] != n:
-            raise BadFileError(f"{self.path}: /boards/solutions has shape "
-                               f"{ds['solutions'].shape}, expected (boards, n) = ({rows}, {n})")
-        return rows
+        return self._table_rows("boards", {k: BOARD_DATASETS[k][1] for k in names}, "solutions", "solutions",
+                                "boards")
 
     def iter_units(self, chunk_rows=None, fields=None):
         """Yield (start, chunk) over /units in row slices: chunk maps each dataset of `fields`
