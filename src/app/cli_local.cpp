@@ -150,7 +150,7 @@ int count_units_here(const CountOptions& o) {
       throw ExitError(kUsage, "--depth " + std::to_string(o.depth) + " exceeds N = " + std::to_string(o.n));
     constexpr auto kSymmetry = core::Symmetry::full;   // the fastest exact plan (see core/units.h)
     plan.emplace(o.n, o.depth ? o.depth : core::default_depth(o.n, 64 * all_threads, kSymmetry), kSymmetry);
-    units_total = checked_plan_size(*plan, count_cost(), {});
+    units_total = checked_plan_size(*plan, count_cost(), {}, rank == 0 && !o.quiet);
   } catch (...) {
     return rank == 0 ? report_current_exception() : describe_current_exception().code;
   }

@@ -1,11 +1,14 @@
 #include "app/plan_limits.h"
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include "app/exit_codes.h"
@@ -41,6 +44,7 @@ namespace {
 double margin(const core::SizeEstimate& e) { return e.exact ? 1.0 : 1.0 + std::max(0.05, 5 * e.relative_error); }
 // Above this many units the exact count takes a noticeable time (~0.1 s and more): announce it.
 constexpr double kAnnounceUnits = 2e7;
+constexpr std::chrono::seconds kAnnounceAfter{2};   // as count's first progress line
 
 // Bytes of the master's per-unit tables for a plan of `units` units. Doubles are exact here:
 // every product stays far below 2^53 for the plans that come near the limit.
@@ -363,14 +367,31 @@ void print_run_needs(std::ostream& os, const core::JobParams& p, std::uint64_t u
 }
 
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
-                                const std::function<void(double units)>& announce) {
+                                bool say) {
   const auto by_depth = core::estimate_sizes(plan);
   const core::SizeEstimate& e = by_depth.back();
   if (!fits(cost, e.units / margin(e)))
     refuse(plan, cost, e.units, e.exact ? Known::counted : Known::estimated, by_depth);
-  if (!e.exact && e.units >= kAnnounceUnits && announce) announce(e.units);
+  // Said before the count of a plan of many units, else once the count has taken
+  // kAnnounceSeconds: a deep plan of few units walks long to each (`count 16 --depth 16`, 1.9 M
+  // units, counted for 58 s in silence until session 47).
+  bool said = !say;
+  const auto announce = [&] {
+    if (said) return;
+    said = true;
+    std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
+    line << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << e.units << ", depth "
+         << plan.depth() << ")\n";
+    std::cerr << line.str();
+  };
+  if (!e.exact && e.units >= kAnnounceUnits) announce();
+  const auto start = std::chrono::steady_clock::now();
+  const core::StopFn timed = [&] {
+    if (!said && std::chrono::steady_clock::now() - start > kAnnounceAfter) announce();
+    return stop && stop();
+  };
   const std::uint64_t cap = max_units(cost);
-  const std::uint64_t units = plan.count_up_to(cap + 1, stop);
+  const std::uint64_t units = plan.count_up_to(cap + 1, timed);
   if (units > cap) refuse(plan, cost, static_cast<double>(units), Known::more_than, by_depth);
   return units;
 }

@@ -135,12 +135,12 @@ void check_boards_plan(const core::UnitPlan& plan, core::BoardSet set, std::uint
 
 // The exact unit count of `plan`, after checking the plan against the limits: first on its
 // estimate (core::estimate_sizes, well under a second), which refuses a plan that is clearly
-// too big; then on the exact count, which stops as soon as it passes the limit. `announce` is
-// called with the estimate before the exact count when that count takes a noticeable time.
+// too big; then on the exact count, which stops as soon as it passes the limit. With `say`, a
+// line on stderr says that the count runs, with the estimate, when it takes a noticeable time.
 // Throws ExitError(kUsage) with a one-line message naming the plan, the limit and a depth (and
 // --shard count) that works; core::Interrupted when `stop` says so.
 std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost, const core::StopFn& stop,
-                                const std::function<void(double units)>& announce = {});
+                                bool say = false);
 
 // The depth a run of `p` uses: p.depth, else the default of its mode (core::default_run_depth;
 // boards: default_boards_depth). Polls `stop`.

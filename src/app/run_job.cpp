@@ -106,12 +106,7 @@ std::string analysis_launcher() {
 // takes a noticeable time.
 std::uint64_t checked_plan_units(const core::UnitPlan& plan, const core::JobParams& p, const PlanCost& cost,
                                  const core::StopFn& stop) {
-  const std::uint64_t units = checked_plan_size(plan, cost, stop, [&](double estimate) {
-    std::ostringstream line;   // (a stream of its own: std::cerr keeps its format)
-    line << "nqueens: counting the work units of the plan (about " << std::setprecision(2) << estimate << ", depth "
-         << p.depth << ")\n";
-    std::cerr << line.str();
-  });
+  const std::uint64_t units = checked_plan_size(plan, cost, stop, true);
   if (p.boards_mode()) check_boards_plan(plan, p.boards, units, stop);
   return units;
 }

@@ -83,8 +83,18 @@ def test_a_count_that_takes_long_says_so_before_it_starts_and_names_run():
     assert re.search(r"this count takes more than N = 28's [\d,]+ core-hours \(more than [\d.]+ (days|years) on its 2 "
                      r"thread\(s\), at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 30`",
                      lines.text()), lines.text()
+    # A deep plan of few units walks long to each: its count is said once it has taken 2 s (the
+    # plan of N = 17 at depth 17 takes minutes here; `count 16 --depth 16` was silent for 98 s).
+    proc = start(["count", 17, "--depth", 17, "--threads", 1])
+    lines = StderrLines(proc)
+    try:
+        lines.wait_for("nqueens: counting the work units of the plan (about ", timeout=120)
+    finally:
+        kill_group(proc)
+        lines.close()
+    assert re.search(r"counting the work units of the plan \(about [\d.e+]+, depth 17\)\n", lines.text()), lines.text()
     p = run(["count", 14], check=0)
-    assert "note" not in p.stderr, p.stderr
+    assert "note" not in p.stderr and "counting the work units" not in p.stderr, p.stderr
 
 
 def report(stdout):
