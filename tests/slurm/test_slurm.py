@@ -11,8 +11,11 @@ import importlib.util
 import math
 import os
 import re
+import select
+import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +72,17 @@ def env(nqueens_bin):
 def workdir(tmp_path):
     # Jobs run as root on this machine, so the pytest tmp dir works as a submit directory.
     return tmp_path
+
+
+def sinfo_saying(dirpath, env, nodes):
+    """`env` with an sinfo on its PATH that describes `nodes` ("PARTITION CPUS" lines, one a node,
+    the default partition marked *), as submit asks it (`sinfo -h -N -o "%P %c"`): the dry runs
+    that model a cluster of larger nodes than the test's own (where -c 64 is refused)."""
+    stub = Path(dirpath) / "sinfo-stub"
+    stub.mkdir(exist_ok=True)
+    (stub / "sinfo").write_text("#!/bin/sh\nprintf '%s\\n' " + " ".join(f"'{n}'" for n in nodes) + "\n")
+    (stub / "sinfo").chmod(0o755)
+    return dict(env, PATH=f"{stub}:{env['PATH']}")
 
 
 def sbatch_wait(workdir, env, jobs, job):
@@ -160,8 +174,9 @@ def test_a_crash_at_start_up_is_launched_again(cluster, env, nqueens_bin, workdi
     assert rc == 0, f"job exit {rc}:\n{log}"
     assert count.read_text().count("x") == 2, log
     assert "nqueens exited with code 139" in log and "nqueens exited with code 0" in log, log
-    # The crash's code is srun's, not one nqueens reported; the second launch's 0 is nqueens's.
-    assert re.search(r"nqueens exited with code 139 after \d+ s \(srun's: nqueens reported none\)", log), log
+    # The crash's code is not one nqueens reported; the second launch's 0 is nqueens's.
+    assert re.search(r"nqueens exited with code 139 after \d+ s \(nqueens wrote no status: it ended before its run "
+                     r"began, or srun failed\)", log), log
     assert re.search(r"nqueens exited with code 0 after \d+ s\n", log), log
     assert "a rank died of signal 11 at start-up (within 60 s of the launch): launching again (1 of 2)" in log, log
     assert_complete(workdir / "results" / "n11.h5", 11, ranks=2)
@@ -351,6 +366,130 @@ def test_the_warning_ends_a_job_of_long_units_at_once_and_requeues_it_but_not_a_
     assert lines and all(stamped.match(l) for l in lines), text
 
 
+def test_a_signal_before_the_run_and_a_requeue_by_scontrol_are_told_as_they_are(cluster, env, workdir, jobs):
+    """The script's traps come first: a USR1 (`scancel --signal=USR1 --batch`) that came before them
+    killed it (FAILED, ExitCode 0:10, an empty log). Here the script is held at its first log line
+    (its log a FIFO kept full) and warned there: no run begins, and the job is requeued at once.
+    Its `scontrol requeue` is killed by the requeue's own SIGTERM (a stub that waits for it): the
+    log said "requeue refused: resubmit the same job to resume" of the requeued job. The rerun is
+    stopped by a user's `scontrol requeuehold`: the log said "not requeueing: resubmit to resume",
+    and a job resubmitted so conflicts with the requeued one; it says the job is requeued and held.
+    Neither names a partial file (none was written before the run began)."""
+    job = write_job(workdir, "n27.toml", n=27, depth=2, mode="count", out="results/n27.h5")
+    log = workdir / "log.fifo"
+    os.mkfifo(log)
+    fd = os.open(log, os.O_RDWR | os.O_NONBLOCK)   # a reader, kept full: the script's first write blocks
+    filled = 0
+    for size in (4096, 1):
+        try:
+            while True:
+                filled += os.write(fd, b"\n" * size)
+        except BlockingIOError:
+            pass
+    got, draining, stop = bytearray(), threading.Event(), threading.Event()
+
+    def drain():
+        draining.wait()
+        while not stop.is_set():
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    got.extend(os.read(fd, 65536))
+                except BlockingIOError:
+                    pass
+
+    def text():
+        return got[filled:].decode(errors="replace")
+
+    def script_write():
+        """(PID, its system call) of the batch script while a write to its log blocks it, else None."""
+        for proc in Path("/proc").iterdir():
+            try:
+                args = (proc / "cmdline").read_bytes().split(b"\0") if proc.name.isdigit() else []
+                if (str(job).encode() in args and any(a.endswith(b"/slurm_script") for a in args)
+                        and "pipe_write" in (proc / "wchan").read_text()):
+                    return proc.name, (proc / "syscall").read_text()
+            except OSError:
+                pass
+        return None
+
+    stub = workdir / "bin"
+    stub.mkdir()
+    # (killed by the requeue's SIGTERM, in the real scontrol or in the sleep after it: exit 143)
+    (stub / "scontrol").write_text(f'#!/bin/bash\n[[ $1 != requeue ]] || touch {workdir}/requeue-stub\n'
+                                   f'{shutil.which("scontrol")} "$@" || exit\n[[ $1 != requeue ]] || sleep 60\n')
+    (stub / "scontrol").chmod(0o755)
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        jid = SL.sbatch(["-o", str(log), "-n", "2", "-c", "1", "--time=10", str(SLURM / "nqueens.sbatch"), str(job)],
+                        workdir, dict(env, PATH=f"{stub}:{env['PATH']}"), jobs)
+        wait_until(script_write, "the script held at its first log line", timeout=60, step=0.2)
+        pid, held_at = script_write()
+        assert SL.run(["scancel", "--signal=USR1", "--batch", jid]).returncode == 0
+        # The signal reaches the script after scancel returns (slurmctld, then slurmd): held until then.
+        # It kills the script, or interrupts its write (a trap: bash writes its next line).
+        wait_until(lambda: not Path(f"/proc/{pid}").exists() or script_write() != (pid, held_at),
+                   "the signal at the held script", timeout=60, step=0.1)
+        draining.set()
+        wait_until(lambda: "job requeued" in text(), lambda: f"the requeue:\n{text()}\n{SL.job_records(jid)}",
+                   timeout=30, step=0.2)
+        first = text()
+        assert "SIGUSR1 came before the run began: counted as interrupted (exit 75)" in first, first
+        assert "finished units kept (journal); job requeued (it resumes from them)" in first, first
+        assert (workdir / "requeue-stub").exists() and "nqueens exited" not in first, first
+        wait_until(lambda: SL.job_records(jid)[0].get("Reason") == "BeginTime" and SL.nodes_released(),
+                   "the requeued job pending, its node free", timeout=60, step=0.5)
+        assert SL.job_records(jid)[0]["Restarts"] == "1" and not (workdir / "results").exists()
+
+        time.sleep(3)   # (slurmtest.Slurm.wait_jobs: started early once the node has let the first run go)
+        assert SL.run(["scontrol", "update", f"JobId={jid}", "StartTime=now"]).returncode == 0
+        wait_until(lambda: any(rank == 1 and cpu_seconds(pid) >= 1 for pid, rank, _ in job_ranks(job)),
+                   lambda: f"a second of CPU on the rerun's worker:\n{text()}", timeout=120)
+        assert SL.run(["scontrol", "requeuehold", jid]).returncode == 0
+        wait_until(lambda: "held:" in text(), lambda: f"the requeue's log line:\n{text()}", timeout=60, step=0.2)
+        assert (f"interrupted by the job's requeue (scontrol); finished units kept (journal); job requeued and held: "
+                f"`scontrol release {jid}` resumes it from them") in text(), text()
+        assert "resubmit" not in text() and "partial file" not in text(), text()
+        wait_until(lambda: SL.job_records(jid)[0]["JobState"] == "PENDING", "the held job pending", timeout=60, step=0.5)
+        (rec,) = SL.job_records(jid)
+        assert rec["Restarts"] == "2" and rec["Priority"] == "0", rec
+    finally:
+        SL.cancel(jobs)
+        stop.set()
+        reader.join()
+        os.close(fd)
+
+
+@pytest.mark.parametrize("script", ["shard.sbatch", "sweep.sbatch"])
+def test_an_array_task_signalled_before_it_reaches_the_batch_script_counts_as_interrupted(tmp_path, nqueens_bin,
+                                                                                          script):
+    """shard.sbatch and sweep.sbatch look things up (the job file's out, slurm/ through scontrol)
+    before they exec nqueens.sbatch: a USR1 then (`scancel --signal=USR1 --batch`) killed them.
+    They remember it and hand it on: nqueens.sbatch takes it as a signal before its run (no run,
+    exit 75). Run outside Slurm, held in that lookup by a stub scontrol until the signal came."""
+    job = write_job(tmp_path, "n8.toml", n=8, mode="count", out="results/n8.h5")
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "scontrol").write_text(f"#!/bin/bash\n[[ -e {tmp_path}/release ]] && exit 1\ntouch {tmp_path}/held\n"
+                                   f"while [[ ! -e {tmp_path}/release ]]; do sleep 0.05; done\n")
+    (stub / "scontrol").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "NQ_"))}
+    env.update(PATH=f"{stub}:{env['PATH']}", NQUEENS_BIN=str(nqueens_bin), SLURM_JOB_ID="4242",
+               SLURM_SUBMIT_DIR=str(REPO), SLURM_ARRAY_TASK_ID="8", SLURM_ARRAY_TASK_MIN="8",
+               SLURM_ARRAY_TASK_MAX="8", SLURM_ARRAY_TASK_COUNT="1")
+    proc = subprocess.Popen(["bash", str(SLURM / script), str(job)], cwd=tmp_path, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        wait_until(lambda: (tmp_path / "held").exists(), "the script held in its lookup", proc=proc, timeout=60)
+        os.kill(proc.pid, signal.SIGUSR1)
+        (tmp_path / "release").touch()
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 75 and "SIGUSR1 came before the run began: counted as interrupted (exit 75)" in out, out
+    assert "nqueens exited" not in out and not (tmp_path / "results").exists(), out
+
+
 def test_a_journal_still_locked_at_the_start_is_waited_for(cluster, env, nqueens_bin, workdir, jobs):
     """A requeued job can start while its journal is still locked: after a node died, the file
     server keeps the dead master's lock until its lease ends (NFSv4: ~90 s). The script runs
@@ -491,8 +630,30 @@ def test_a_sharded_job_submitted_again_after_a_shard_failed_merges(cluster, env,
     """One shard fails (a directory where its file goes: exit 4), so the merge is cancelled. The
     same job submitted again once that is fixed: the shard that had finished used to refuse its
     complete file (exit 5) and cancel the merge again, for ever. Now it takes it as done
-    (--skip-complete), the other shard runs, and the merge gives the exact count."""
+    (--skip-complete), the other shard runs, and the merge gives the exact count.
+    A merge job that sbatch refuses (more memory than a node has): the shard array, queued first,
+    used to run without a merge, submit saying only "sbatch failed". It is cancelled now; where
+    scancel fails too, submit names the array that runs without a merge."""
     job = write_job(workdir, "n13.toml", n=13, mode="count", out="results/s.h5")
+    stub = workdir / "bin"
+    stub.mkdir()
+    (stub / "scancel").write_text("#!/bin/sh\necho 'scancel: error: stub' >&2\nexit 1\n")
+    (stub / "scancel").chmod(0o755)
+    for cancels in (True, False):
+        # (--begin: the shards wait, so that they are cancelled before they run)
+        res = run([str(SLURM / "submit"), str(job), "--shards", "2", "-c", "1", "--time=5", "--begin=now+1hour",
+                   "--merge-mem", "100T"], cwd=workdir, env=env if cancels else dict(env, PATH=f"{stub}:{env['PATH']}"))
+        arr = re.search(r"the shard array (\d+)", res.stderr)
+        jobs.extend([arr.group(1)] if arr else [])
+        assert res.returncode == 1 and arr and not res.stdout, res.stdout + res.stderr
+        states = {r["JobState"] for r in SL.job_records(arr.group(1))}
+        if cancels:
+            assert f"cancelled the shard array {arr.group(1)}, which would run without a merge" in res.stderr, res.stderr
+            assert states == {"CANCELLED"}, states
+        else:
+            assert f"the shard array {arr.group(1)} runs without a merge" in res.stderr, res.stderr
+            assert states == {"PENDING"}, states
+            SL.cancel([arr.group(1)])
     in_the_way = workdir / "results" / "s-shard1of2.h5"
     in_the_way.mkdir(parents=True)
 
@@ -589,6 +750,13 @@ def test_a_job_whose_master_would_outgrow_its_memory_is_refused_at_its_start(clu
     log = log_text(workdir / f"nqueens-{jid}.out")
     assert re.search(refusal, log) and "nqueens exited with code 2" in log, log
     assert not (workdir / "results" / "n27.h5").exists()
+    # A job file nqueens refuses as it reads it (an unknown key): its own exit 2, before any status
+    # file. The log called that code srun's ("srun's: nqueens reported none").
+    bad = write_job(workdir, "bad.toml", n=10, bogus=1)
+    code, _, log = sbatch_wait(workdir, env, jobs, bad)
+    assert code == 2 and "unknown key 'bogus'" in log and "srun's" not in log, log
+    assert re.search(r"nqueens exited with code 2 after \d+ s \(nqueens wrote no status: it ended before its run "
+                     r"began, or srun failed\)\n", log), log
     res = run([str(SLURM / "submit"), str(job), "--wait", "-c", "1", "--time=5", "--mem=2000"], cwd=workdir,
               env=env, timeout=180)
     assert res.returncode == 2 and re.search(refusal, res.stderr), res.stdout + res.stderr
@@ -678,7 +846,7 @@ def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
     assert f" --export=NQUEENS_BIN=/mine,NQ_SLURM_DIR={SLURM} " in cmd, cmd
     _, merge = submit("--shards", "2", "--", "--force")   # -- --force: the merge may replace OUT
     assert merge.endswith(" --force"), merge
-    # sinfo that says nothing: one CPU, said (it was silent), and not asked at all with -c.
+    # sinfo that says nothing: one CPU, said (it was silent); with -c, nothing said or refused.
     stub = tmp_path / "bin"
     stub.mkdir()
     (stub / "sinfo").write_text("#!/bin/sh\nexit 1\n")
@@ -694,6 +862,26 @@ def test_submit_keeps_what_its_defaults_and_the_merge_would_lose(tmp_path):
     assert "-d afterany:5 -N 2 -c 1 -p main" in shards, shards
     assert "--dependency=afterok:DRYRUN" in merge and "afterany" not in merge, merge
     assert " -N " not in merge and " -c 1 " in merge and " -p main " in merge, merge
+    # More CPUs a task (threads, or -c) than any node of the job's partition has (-p, a list, or
+    # SBATCH_PARTITION; else the default one): refused, naming both. It was queued, and stayed
+    # pending for ever (Reason PartitionConfig). Without threads, a rank gets the partition's
+    # smallest node.
+    sized = sinfo_saying(tmp_path, env, ["main* 2", "main* 4", "big 16"])
+    eight = write_job(tmp_path, "t8.toml", n=12, mode="count", threads=8)
+    for file, args, extra, refusal in [
+            (eight, [], {}, f"the job asks for 8 CPUs per task (threads in {eight}), and the nodes of partition main have "
+                            f"at most 4 (sinfo): it would stay pending for ever; set threads = 4 or less in {eight} (or give -c 4)"),
+            (job, ["-c", "5"], {}, "the job asks for 5 CPUs per task (-c), and the nodes of partition main have at most 4 "
+                                   "(sinfo): it would stay pending for ever; give -c 4 or less, or -p a partition"),
+            (eight, ["-c", "4"], {}, None), (eight, ["-p", "big"], {}, None), (eight, ["--partition=main,big"], {}, None),
+            (eight, [], {"SBATCH_PARTITION": "big"}, None), (no_threads, [], {}, "--cpus-per-task=2 "),
+            (no_threads, ["-p", "big"], {}, "--cpus-per-task=16 ")]:
+        res = run([str(SLURM / "submit"), str(file), "--dry-run", *args], cwd=tmp_path, env=dict(sized, **extra))
+        if refusal and not refusal.startswith("--"):
+            assert res.returncode == 2 and refusal in res.stderr and "nothing was queued" in res.stderr, res.stderr
+            assert "+ " not in res.stderr, res.stderr
+        else:
+            assert res.returncode == 0 and (refusal or "") in res.stderr, (args, extra, res.stderr)
 
 
 def test_submit_gives_the_merge_its_own_time_and_the_shards_cpus(tmp_path):
@@ -702,7 +890,7 @@ def test_submit_gives_the_merge_its_own_time_and_the_shards_cpus(tmp_path):
     ~16 minutes on one fast core at N = 28. It now runs on the shards' CPUs per task, with a
     --time that grows with N and shrinks with its CPUs, never under 30 minutes; --merge-time
     sets it."""
-    env = dict(os.environ, NQUEENS_BIN="/bin/true")
+    env = sinfo_saying(tmp_path, dict(os.environ, NQUEENS_BIN="/bin/true"), ["main* 64"])
 
     def merge_of(n, *args, code=0):
         job = write_job(tmp_path, f"n{n}.toml", n=n, mode="count", threads=64)
@@ -737,6 +925,7 @@ def test_submit_sizes_the_merges_memory_and_refuses_what_nqueens_refuses_before_
     memory and, days later, was refused or killed. A job nqueens refuses (its plan, or its master
     within the user's --mem) is refused here, nothing queued."""
     job = write_job(tmp_path, "n27.toml", n=27, mode="count", threads=8)
+    env = sinfo_saying(tmp_path, env, ["main* 64"])
 
     def submit(*args, code=0, bin_env=env):
         res = run([str(SLURM / "submit"), str(job), "--dry-run", *args], cwd=tmp_path, env=bin_env)
@@ -771,6 +960,7 @@ def test_submit_says_how_many_runs_of_its_time_limit_a_search_takes(tmp_path, en
     shards of one CPU and 48 hours took ~200 runs a shard, and nothing said so. One run: no note.
     Without a time_limit, the default --time comes from the same estimate."""
     job = write_job(tmp_path, "n27.toml", n=27, mode="count", time_limit="48:00:00")
+    env = sinfo_saying(tmp_path, env, ["main* 64"])   # (nodes of 64 CPUs: -c 64 fits)
     note = re.compile(r"^submit: note: (its|a shard's) search takes about ([\d,.]+) core-hours: on the job's (\d+) "
                       r"CPU\(s\) about ([\d,.]+) h, that is (\d+) runs of its --time (\S+), each ending in a checkpoint "
                       r"and a requeue", re.M)
@@ -959,6 +1149,7 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
     (["--status-file=s"], {}, "error: --status-file is this script's own"),
     (["--help"], {}, "error: --help is not for a job"),
     (["--version"], {}, "error: --version is not for a job"),
+    (["--dry-run"], {}, "error: --dry-run is not for a job: slurm/submit has its own --dry-run"),
     ([], {"NQ_START_RETRIES": "abc"}, "error: NQ_START_RETRIES must be a whole number"),
     ([], {"NQ_RELAUNCH_DELAY": "1.5"}, "error: NQ_RELAUNCH_DELAY must be a whole number"),
     ([], {"NQ_START_WINDOW": ""}, "error: NQ_START_WINDOW must be a whole number"),
@@ -966,8 +1157,9 @@ def test_submit_refuses_what_the_job_would_refuse_and_shard_counts_below_2(tmp_p
 ])
 def test_the_script_refuses_what_would_break_it_before_any_launch(tmp_path, nqueens_bin, opt, extra, needle):
     """Refused with exit 2 before any srun, so nothing is launched for nothing: a --status-file
-    of the user's own (nqueens would refuse the second one on every rank); --help (nqueens exits
-    0 without a run, which the script took for a failed launch, relaunched, then exit 7);
+    of the user's own (nqueens would refuse the second one on every rank); --help and --dry-run
+    (nqueens exits 0 without a run, which the script took for a failed launch, relaunched, then
+    exit 7: `submit -- --dry-run` queued such a job);
     settings that are not whole numbers (an arithmetic error ended the script, exit 1). Run
     outside Slurm: it stops before it needs the cluster."""
     job = write_job(tmp_path, "n8.toml", n=8, mode="count")
