@@ -224,8 +224,11 @@ TEST_F(JournalTest, CorruptRecordInTheMiddleIsCorruptJournalNamingItsOffset) {
       FAIL() << "byte " << offset;
     } catch (const CorruptJournal& e) {
       EXPECT_NE(std::string(e.what()).find("offset " + std::to_string(second)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("move it away to recompute those units"), std::string::npos) << e.what();
     }
     EXPECT_EQ(stdfs::file_size(path), pristine.size()) << "a corrupt journal must not be truncated";
+    // The dry run's read without a lock judges it the same way.
+    EXPECT_THROW(Journal::read_records(path, key_for("class"), [](const UnitRecord&) {}), CorruptJournal) << offset;
   }
 }
 
@@ -309,7 +312,16 @@ TEST_F(JournalTest, FileThatIsNotAJournalIsCorruptJournal) {
     FAIL();
   } catch (const CorruptJournal& e) {
     EXPECT_NE(std::string(e.what()).find("not an nqueens journal"), std::string::npos) << e.what();
+    // its remedy, not that of a record damaged in the middle (session 47)
+    EXPECT_NE(std::string(e.what()).find("move it away, or pass --force to discard it"), std::string::npos) << e.what();
   }
+  // A FIFO (or socket, device) where the journal goes is no journal to read: WriteError, exit 4
+  // (a FIFO read as a journal said "Illegal seek ... damaged before its last record").
+  ASSERT_EQ(::mkfifo(file("fifo").c_str(), 0600), 0);
+  EXPECT_THROW(Journal(file("fifo"), key_for("all")), WriteError);
+  EXPECT_THROW(Journal::exists_at(file("fifo")), WriteError);
+  EXPECT_FALSE(Journal::exists_at(file("none")));
+  EXPECT_TRUE(Journal::exists_at(file("empty")));
 }
 
 TEST_F(JournalTest, AJournalOfAnotherVersionIsRefusedAndLeftAsItIs) {

@@ -806,7 +806,10 @@ TEST_F(ResultFile, AttributesThatNoRunWritesAreRefused) {
                         Edit{"shard_count", 0, false, "shard_index = 0, shard_count = 0 is no shard"},
                         Edit{"shard_index", 1, false, "shard_index = 1, shard_count = 1 is no shard"},
                         Edit{"units_total", 1, true, "is more than the 1 units of its shard (units_total = 1)"},
-                        Edit{"units_done", 3, true, "units_done = 3, but /units holds 10 units"}}) {
+                        // a complete file short of its units (a partial one marked complete): --skip-complete
+                        // took it as done, with its wrong total (session 47)
+                        Edit{"units_done", 3, true, "status is complete, but units_done = 3 of units_total = 10"},
+                        Edit{"units_total", 11, true, "status is complete, but units_done = 10 of units_total = 11"}}) {
     const std::string path = file(std::string(e.name) + std::to_string(e.value) + ".h5");
     write_job(path, make_job(6, 2, "none"));
     if (e.wide) set_attr<std::uint64_t>(path, e.name, e.value, H5T_NATIVE_UINT64);
