@@ -144,6 +144,18 @@ def copy_file(src, dst_dir, name):
     return dst
 
 
+def flip_stored_byte(path, dataset, at=5):
+    """Inverts byte `at` of `dataset`'s first chunk as stored in the file at `path` (its
+    checksum then fails when the chunk is read)."""
+    with h5py.File(path, "r") as f:
+        off = f[dataset].id.get_chunk_info(0).byte_offset
+    with open(path, "r+b") as fh:
+        fh.seek(off + at)
+        byte = fh.read(1)
+        fh.seek(off + at)
+        fh.write(bytes([byte[0] ^ 0xFF]))
+
+
 def delete_unit_row(path, row):
     """Remove one row from every /units dataset by rewriting the datasets.
     Returns the id of the removed unit."""

@@ -5,7 +5,7 @@ import csv
 import h5py
 import numpy as np
 
-from conftest import nq
+from conftest import flip_stored_byte, nq
 from nqanalysis.export import export_boards, int_matrix_csv
 from nqanalysis.resultfile import ResultFile
 
@@ -150,13 +150,7 @@ def test_a_failed_export_leaves_no_directory_it_made(runs, tmp_path):
     # failing after the directory is made: a checksum error in /units/solutions
     flip = tmp_path / "flip.h5"
     flip.write_bytes(open(runs["count10"], "rb").read())
-    with h5py.File(flip, "r") as f:
-        off = f["/units/solutions"].id.get_chunk_info(0).byte_offset
-    with open(flip, "r+b") as fh:
-        fh.seek(off + 5)
-        byte = fh.read(1)
-        fh.seek(off + 5)
-        fh.write(bytes([byte[0] ^ 0xFF]))
+    flip_stored_byte(flip, "/units/solutions")
     r = nq("export", flip, "--csv", tmp_path / "new" / "csv")
     assert r.rc == 3 and "cannot read /units/solutions" in r.err, r
     assert not (tmp_path / "new").exists()

@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import copy_file, delete_unit_row, nq, nq_subprocess
+from conftest import copy_file, delete_unit_row, flip_stored_byte, nq, nq_subprocess
 import make_fixture
 from nqanalysis.resultfile import ResultFile
 from nqanalysis.verify import Verifier
@@ -185,13 +185,7 @@ def test_verify_corrupt_chunk_is_reported(tmp_path):
     """A flipped byte inside a checksummed /boards chunk: exit 3 naming dataset and rows."""
     path = str(tmp_path / "flip.h5")
     make_fixture.make_result(path, 8, "boards", "all")
-    with h5py.File(path, "r") as f:
-        off = f["/boards/solutions"].id.get_chunk_info(0).byte_offset
-    with open(path, "r+b") as fh:
-        fh.seek(off + 5)
-        byte = fh.read(1)
-        fh.seek(off + 5)
-        fh.write(bytes([byte[0] ^ 0xFF]))
+    flip_stored_byte(path, "/boards/solutions")
     r = nq("verify", path)
     assert r.rc == 3, r
     assert "/boards/solutions" in r.err and "rows 0.." in r.err

@@ -61,38 +61,32 @@ def test_a_count_that_takes_long_says_so_before_it_starts_and_names_run():
     loses all of it. Now a count whose estimate at the pace timed here passes 5 minutes of its
     threads' time says its core time and that `run` journals and resumes; a short one says
     nothing. (N = 24 is ~350 core-hours on this machine: a 100x slower one still notes it.)"""
-    proc = start(["count", 24, "--threads", 2])
-    lines = StderrLines(proc)
-    try:
-        lines.wait_for("nqueens: note: this count takes about ", timeout=120)
-        lines.wait_for("journals every finished unit and resumes (`nqueens run --n 24 --dry-run` plans it)")
-    finally:
-        kill_group(proc)
-        lines.close()
+    def stderr_until(args, *needles):
+        """The stderr of `args` up to the lines holding `needles` (the count is then killed)."""
+        proc = start(args)
+        lines = StderrLines(proc)
+        try:
+            for needle in needles:
+                lines.wait_for(needle, timeout=120)
+        finally:
+            kill_group(proc)
+            lines.close()
+        return lines.text()
+
+    text = stderr_until(["count", 24, "--threads", 2], "nqueens: note: this count takes about ",
+                        "journals every finished unit and resumes (`nqueens run --n 24 --dry-run` plans it)")
     assert re.search(r"this count takes about [\d,]+ core-hours \(about [\d.]+ (hours|days) on its 2 thread\(s\), "
-                     r"at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 24`", lines.text())
+                     r"at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 24`", text), text
     # Past the sampled N (28), the longest counts of all: the largest sampled N's time, as a lower
     # bound (they started without a word until session 47).
-    proc = start(["count", 30, "--threads", 2])
-    lines = StderrLines(proc)
-    try:
-        lines.wait_for("nqueens: note: this count takes more than N = 28's ", timeout=120)
-    finally:
-        kill_group(proc)
-        lines.close()
+    text = stderr_until(["count", 30, "--threads", 2], "nqueens: note: this count takes more than N = 28's ")
     assert re.search(r"this count takes more than N = 28's [\d,]+ core-hours \(more than [\d.]+ (days|years) on its 2 "
                      r"thread\(s\), at the pace timed here\), and keeps nothing if it is stopped: `nqueens run --n 30`",
-                     lines.text()), lines.text()
+                     text), text
     # A deep plan of few units walks long to each: its count is said once it has taken 2 s (the
     # plan of N = 17 at depth 17 takes minutes here; `count 16 --depth 16` was silent for 98 s).
-    proc = start(["count", 17, "--depth", 17, "--threads", 1])
-    lines = StderrLines(proc)
-    try:
-        lines.wait_for("nqueens: counting the work units of the plan (about ", timeout=120)
-    finally:
-        kill_group(proc)
-        lines.close()
-    assert re.search(r"counting the work units of the plan \(about [\d.e+]+, depth 17\)\n", lines.text()), lines.text()
+    text = stderr_until(["count", 17, "--depth", 17, "--threads", 1], "nqueens: counting the work units of the plan")
+    assert re.search(r"counting the work units of the plan \(about [\d.e+]+, depth 17\)\n", text), text
     p = run(["count", 14], check=0)
     assert "note" not in p.stderr and "counting the work units" not in p.stderr, p.stderr
 
