@@ -373,7 +373,7 @@ std::uint64_t checked_plan_size(const core::UnitPlan& plan, const PlanCost& cost
   if (!fits(cost, e.units / margin(e)))
     refuse(plan, cost, e.units, e.exact ? Known::counted : Known::estimated, by_depth);
   // Said before the count of a plan of many units, else once the count has taken
-  // kAnnounceSeconds: a deep plan of few units walks long to each (`count 16 --depth 16`, 1.9 M
+  // kAnnounceAfter: a deep plan of few units walks long to each (`count 16 --depth 16`, 1.9 M
   // units, counted for 58 s in silence until session 47).
   bool said = !say;
   const auto announce = [&] {
