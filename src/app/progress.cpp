@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace nq::app {
 
@@ -45,19 +46,21 @@ std::optional<double> seconds_left(const ProgressState& s) {
 }
 
 namespace {
-// The smallest N whose plan nodes were sampled (bench/sampled-nodes.txt).
-int smallest_sampled_n() {
-  for (int n = 1; n <= core::kMaxN; ++n)
-    if (core::sampled_plan_nodes(n, 1)) return n;
-  return core::kMaxN + 1;
+// The smallest and the largest N whose plan nodes were sampled (bench/sampled-nodes.txt); kMaxN + 1
+// and 0 if none.
+std::pair<int, int> sampled_n_range() {
+  static const std::pair<int, int> range = [] {
+    std::pair<int, int> r{core::kMaxN + 1, 0};
+    for (int n = 1; n <= core::kMaxN; ++n)
+      if (core::sampled_plan_nodes(n, 1)) r = {std::min(r.first, n), n};
+    return r;
+  }();
+  return range;
 }
+int smallest_sampled_n() { return sampled_n_range().first; }
 }  // namespace
 
-int largest_sampled_n() {
-  for (int n = core::kMaxN; n >= 1; --n)
-    if (core::sampled_plan_nodes(n, 1)) return n;
-  return 0;
-}
+int largest_sampled_n() { return sampled_n_range().second; }
 
 std::optional<std::string> plan_nodes_unknown(const core::JobParams& p) {
   // Boards mode: N = 19 class, the nodes ETA was 0.72-0.88x the time left, the solutions' 1.03-1.19x.

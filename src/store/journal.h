@@ -103,9 +103,9 @@ class Journal {
   // Hands each valid record of the journal at PATH to `on_record`, in file order, up to its end
   // or its first bad record, after checking the header as check_key does. A bad record that valid
   // records follow throws CorruptJournal, as a resume would; a torn tail ends the walk (a resume
-  // cuts it off). Takes no lock and changes nothing: a run may be
-  // appending to it meanwhile (what it appends after the scan's start is not seen). Polls `stop`.
-  // `run --dry-run` sums the nodes a resume would skip with it.
+  // cuts it off). Takes no lock and changes nothing: a run may be appending to it meanwhile (what
+  // it appends after the scan's start is not seen). Polls `stop`. `run --dry-run` sums the nodes
+  // a resume would skip with it.
   static void read_records(const std::string& path, const JournalKey& key, const RecoveredFn& on_record,
                            const core::StopFn& stop = {});
   // Throws JournalInUse, as the constructor would, where another process holds the journal at
